@@ -25,13 +25,16 @@ the time ncu would measure there), from the median launch time ``t`` on the sour
 3. **Clocks.** The source's time is at the SM clock ncu measured (``metrics.sm_clock_hz`` of the median launch:
    ``sm__cycles_elapsed.avg.per_second``, the GPC clock in a basic set; ncu locks the clocks to base while it
    profiles, ``--clock-control base`` by default, Nsight Compute CLI documentation, "Clock Control"). The
-   projection is for the target at the clock ``clock`` names: ``boost`` (the default: the boost clock of its
-   spec, as users run) or ``base`` (the SM clock ncu locks there, the spec's ``base_clock_hz``: the time ``ncu``
-   would measure on it). The datasheet peaks of both GPUs are at
+   projection is for the target at the clock ``clock`` names: ``sustained`` (what ``project`` and ``compare``
+   choose by default: the clock a loaded GPU holds, ``specs.achievable.sustained_clock``), ``boost`` (the boost
+   clock of its spec; this module's default, for its formulas' tests) or ``base`` (the SM clock ncu locks there,
+   the spec's ``base_clock_hz``: the time ``ncu`` would measure on it). The datasheet peaks of both GPUs are at
    boost, so a resource the SM clock paces (FLOPs, instructions, L1 and L2 bytes, latency) is scaled by
    ``(f_src / boost_src) / (f_tgt / boost_tgt)`` besides step 2's ratio; Tensor work timed against datasheet
    Tensor figures takes each figure's own clock in place of the boost (``DeviceSpec.clock_of``: the H100 SXM5's
-   FP16 figure holds at 1830 MHz, its FP64 one at the 1980 MHz boost), ``ClockUse.tensor_factor``. DRAM bandwidth
+   FP16 figure holds at 1830 MHz, its FP64 one at the 1980 MHz boost), ``ClockUse.tensor_factor``; the target's
+   Tensor work at most at that clock (above it the work would beat the datasheet figure), or as far above it as
+   the source ran above its own figure's clock (``ClockUse.tensor_cap_hz``). DRAM bandwidth
    is the memory's own and takes no clock factor. A kernel that ran below the source's locked base clock
    (``base_clock_hz`` of its spec) was held there by power (the Tensor Core GEMMs of examples/h100 ran at 1.28-1.34
    GHz under a 1.58 GHz base): it keeps that share of the chosen clock on the target, ``f_tgt = clock x min(1,
@@ -131,11 +134,22 @@ class ClockUse(Struct, frozen=True):
     def tensor_factor(self) -> float:
         """The factor on Tensor work timed against datasheet Tensor figures, each of which holds at its spec's
         Tensor clock (``DeviceSpec.clock_of``): the source's measured clock over its figure's clock, over the
-        target's chosen clock (at the share the source kept) over its figure's clock."""
+        target's chosen clock (at the share the source kept, at most ``tensor_cap_hz``) over its figure's clock."""
         if self.source_hz is None or not self.source_boost_hz:
             return self.factor
-        there = self.target_hz * self.share / (self.target_tensor_hz or self.target_boost_hz)
+        figure = self.target_tensor_hz or self.target_boost_hz
+        there = min(self.target_hz * self.share, self.tensor_cap_hz) / figure
         return (self.source_hz / (self.source_tensor_hz or self.source_boost_hz)) / there
+
+    @property
+    def tensor_cap_hz(self) -> float:
+        """The most the target's Tensor work runs at: the clock its figure holds at (above it the work would beat
+        the datasheet's peak), or above it by the share the source ran above its own figure's clock (measured: a
+        load light enough to hold more)."""
+        figure = self.target_tensor_hz or self.target_boost_hz
+        if self.source_hz is None or not self.source_boost_hz:
+            return figure
+        return figure * max(1.0, self.source_hz / (self.source_tensor_hz or self.source_boost_hz))
 
     @property
     def text(self) -> str:
@@ -353,7 +367,7 @@ def _at_clock(target: Ceilings, clocks: ClockUse) -> Ceilings:
     """The target's roofs at the projection's clock: FLOP, L1 and L2 roofs scaled from boost, the Tensor roof from
     the clock its figure holds at; DRAM unchanged."""
     share = clocks.target_hz / clocks.target_boost_hz
-    tensor = clocks.target_hz / (clocks.target_tensor_hz or clocks.target_boost_hz)
+    tensor = min(clocks.target_hz, clocks.tensor_cap_hz) / (clocks.target_tensor_hz or clocks.target_boost_hz)
     if abs(share - 1.0) < 1e-9 and abs(tensor - 1.0) < 1e-9:
         return target
     flops = {k: v * (tensor if k == "tensor" else share) if v else v for k, v in target.flop_per_s.items()}

@@ -104,6 +104,8 @@ OTHER_KERNEL: dict[str, str] = {
     "persistent": "a library kernel with one block per source SM (a persistent grid): the library sizes it to the "
                   "target's SMs, so no tail of whole blocks is kept there",
 }
+# a library kernel's target architecture in its name: cuBLAS/cuDNN's "sm80_xmma_...", cuBLAS 12's "nvjet_sm90_..."
+ARCH_IN_NAME = r"(?:^|_)sm(\d)(\d+)_"
 ARCH_SPECIFIC = 90  # from sm_90 on, library kernels use architecture-specific instructions (wgmma, tcgen05)
 STAND_IN_EFFICIENCY = 1.0
 NOTHING_TO_PROJECT = "no launch with a time and a time model"  # the source report's lack, whatever the target
@@ -245,6 +247,20 @@ class _Gpu(Struct, frozen=True):
     l2_spec: float | None = None  # L2 bandwidth at this clock from the spec's own figure, where it gives one
     dram_datasheet: float | None = None  # the datasheet DRAM bandwidth: the ratio where either lacks an achievable one
     boost_hz: float = 0.0  # the boost clock (the floor of an interval: ``floor_of``)
+    # per Tensor Core type, the clock its figure holds at (``DeviceSpec.clock_of``): the most it runs at there
+    tensor_hz: Mapping[str, float] = {}
+
+    def tensor_clock(self, dtype: str, clock_hz: float, over: float = 1.0) -> float:
+        """``clock_hz`` for Tensor work of ``dtype``, at most the clock its Tensor figure holds at (the H100 SXM5's
+        FP16 figure at 1830 MHz: above it the work would beat the datasheet's peak) times ``over``
+        (``tensor_over``)."""
+        return min(clock_hz, self.tensor_hz.get(dtype, clock_hz) * over)
+
+
+def tensor_over(here: _Gpu, dtype: str) -> float:
+    """How far above its Tensor figure's clock the source ran (at least 1): measured there, a load light enough to
+    hold more, so the target may run as far above its own."""
+    return max(1.0, here.clock_hz / here.tensor_hz.get(dtype, here.clock_hz))
 
 
 def project_workload(launches: Launches | Iterable[LaunchAnalysis], source: Device, source_spec: DeviceSpec,
@@ -433,7 +449,10 @@ def _project_group(group: Sequence[LaunchAnalysis], source: Device, source_spec:
     low, high = interval_of(la.launch.name)
     moved = la.bytes["dram"].value if "dram" in la.bytes else None
     # never above the projection, which counted Tensor FLOPs (2:4-sparse ones among them) over a dense rate could be
-    least = min(floor_of(terms, there, moved, flags, launch_class(la.launch.name), flop_floor(la, there)), projected)
+    dtype = _tensor_dtype(la)
+    over = tensor_over(here, dtype)
+    least = min(floor_of(terms, there, moved, flags, launch_class(la.launch.name), flop_floor(la, there, over),
+                         dtype, over), projected)
     return LaunchProjection(la.launch.name, len(group), blocks, la.block_size, measured, projected,
                             max(projected * low, least), projected * high,
                             governing_key([t for t in terms if t is not tied]), efficiency,
@@ -442,10 +461,11 @@ def _project_group(group: Sequence[LaunchAnalysis], source: Device, source_spec:
 
 
 def floor_of(terms: Sequence[UnitTerm], there: _Gpu, dram_bytes: float | None, other: Sequence[str] = (),
-             kind: str = "other", flops_s: float = 0.0) -> float:
+             kind: str = "other", flops_s: float = 0.0, dtype: str = "fp16", over: float = 1.0) -> float:
     """The least time the launch's work takes there, which no interval goes below: each SM-clocked unit's work at
     its peak at the target's boost clock (the fastest it runs: a GPU holds more than its sustained clock under a
-    lighter load), the tail's whole blocks and a stand-in term's work on the lanes it runs on included, and the DRAM
+    lighter load; Tensor work of ``dtype`` at most at its figure's clock, ``tensor_over``), the tail's whole blocks
+    and a stand-in term's work on the lanes it runs on included, and the DRAM
     bytes at the datasheet bandwidth (a triad reaches 92% of it, above a stream copy's achievable rate); never below
     the launch floor. The one-wave term is an estimate, not a floor. Where the target would likely run another
     kernel (``other``), only its counted FLOPs bind it (``flops_s``, ``flop_floor``: a matrix product's are the same
@@ -455,16 +475,19 @@ def floor_of(terms: Sequence[UnitTerm], there: _Gpu, dram_bytes: float | None, o
         return LAUNCH_FLOOR_S
     if other:
         return max(flops_s, LAUNCH_FLOOR_S)
-    kept = [t.target_s * there.clock_hz / there.boost_hz for t in terms if t.key not in (ONE_WAVE, *_MEMORY_CLOCKED)]
+    tensor = there.tensor_clock(dtype, there.clock_hz, over) / there.tensor_clock(dtype, there.boost_hz, over)
+    kept = [t.target_s * (tensor if t.key == "tensor" and not t.stand_in else there.clock_hz / there.boost_hz)
+            for t in terms if t.key not in (ONE_WAVE, *_MEMORY_CLOCKED)]
     if dram_bytes and there.dram_datasheet:
         kept.append(dram_bytes / there.dram_datasheet)
     return max([*kept, flops_s, LAUNCH_FLOOR_S])
 
 
-def flop_floor(la: LaunchAnalysis, there: _Gpu) -> float:
+def flop_floor(la: LaunchAnalysis, there: _Gpu, over: float = 1.0) -> float:
     """The launch's counted FLOPs at the target's peaks at its boost clock, the slowest precision's time (each runs on
     its own pipe): FP32 and FP64 at 2 FLOP per lane and clock, FP16 at 4 per HFMA2 lane, each Tensor type at its
-    rate, a type the target lacks on its FP32 (FP64: FP64) lanes; 0 where none is counted."""
+    rate (at most at its figure's clock, ``tensor_over``), a type the target lacks on its FP32 (FP64: FP64) lanes;
+    0 where none is counted."""
     per = there.sms * there.boost_hz
     times = []
     for precision, unit, per_op in (("fp32", "FMA", 2.0), ("fp64", "FP64", 2.0), ("fp16", "FP16", 4.0)):
@@ -473,9 +496,11 @@ def flop_floor(la: LaunchAnalysis, there: _Gpu) -> float:
             times.append(flops / (per_op * there.rates[unit] * per))
     for dtype, flops in la.tensor_flops_by_type.items():
         lanes, _ = STAND_IN_LANES.get(dtype, STAND_IN_LANES[""])
-        rate = there.rates.get(f"tensor_{dtype}") or 2.0 * there.rates.get(lanes, 0.0)
+        rate = there.rates.get(f"tensor_{dtype}")
         if flops and rate:
-            times.append(flops / (rate * per))
+            times.append(flops / (rate * there.sms * there.tensor_clock(dtype, there.boost_hz, over)))
+        elif flops and there.rates.get(lanes):
+            times.append(flops / (2.0 * there.rates[lanes] * per))
     return max(times, default=0.0)
 
 
@@ -590,7 +615,7 @@ def other_kernel(name: str, blocks: int | None, here: _Gpu, there: _Gpu) -> tupl
     if not library_kernel(name):
         return ()
     out = []
-    built = re.match(r"sm(\d)(\d+)_", name)
+    built = re.search(ARCH_IN_NAME, name)
     target = _cc(there.compute_capability)
     if built and target is not None:
         arch = (int(built[1]), int(built[2]))
@@ -605,7 +630,7 @@ def library_kernel(name: str) -> bool:
     """A library kernel built per architecture (cuBLAS, cuDNN, CUTLASS), by its name: its tile (``tilesize256x128x8``,
     ``128x64``) or its architecture (``sm80_``). Words such as "gemm" or "conv" do not count: users' and frameworks'
     own kernels carry them too (``conv_depthwise2d_forward_kernel``, a ``naive_gemm``)."""
-    return bool(re.search(r"\d+x\d+", name) or re.match(r"sm\d\d+_", name))
+    return bool(re.search(r"\d+x\d+", name) or re.search(ARCH_IN_NAME, name))
 
 
 def _cc(compute_capability: str | None) -> tuple[int, int] | None:
@@ -779,6 +804,11 @@ def _translate(t: Term, dtype: str, here: _Gpu, there: _Gpu, tensor_flops: float
         return UnitTerm(key, t.seconds, flops / (2.0 * there.rates[lanes] * there.clock_hz * there.sms),
                         f"{no_tensor_figure(there.spec_id, dtype)}: its Tensor FLOPs on the {lane_words}; its "
                         "library would likely run another algorithm there", stand_in=True, runs_on=lane_words)
+    if key == "tensor" and mine and theirs:
+        at = there.tensor_clock(dtype, there.clock_hz, tensor_over(here, dtype))
+        capped = f", at most the {at / 1e9:.3g} GHz its figure holds at" if at < there.clock_hz else ""
+        return UnitTerm(key, t.seconds, t.seconds * here.clock_hz * here.sms * mine / (at * there.sms * theirs),
+                        f"{mine:g} -> {theirs:g} per SM and clock, {here.sms} -> {there.sms} SMs{capped}")
     if mine and theirs:
         return UnitTerm(key, t.seconds, t.seconds * per_clock * mine / theirs,
                         f"{mine:g} -> {theirs:g} per SM and clock, {here.sms} -> {there.sms} SMs")
@@ -805,7 +835,9 @@ def _gpu(spec: DeviceSpec, clock_hz: float, dram: float | None, sms: int | None 
     own = spec.l2_bytes_per_s * clock_hz / spec.boost_clock_hz if spec.l2_bytes_per_s else None
     return _Gpu(spec.id, sms or spec.sm_count, clock_hz, unit_rates(spec), shared_int_lanes(spec.compute_capability),
                 dram, per_clock * clock_hz if per_clock else None, spec.compute_capability, own,
-                spec.memory_bandwidth_bytes_per_s or None, spec.boost_clock_hz)
+                spec.memory_bandwidth_bytes_per_s or None, spec.boost_clock_hz,
+                {k.removeprefix("tensor_"): spec.clock_of("tensor", k.removeprefix("tensor_"))
+                 for k, v in spec.peaks.items() if k.startswith("tensor_") and v})
 
 
 def l2_bytes_per_clock(spec: DeviceSpec) -> float | None:

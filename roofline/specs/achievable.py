@@ -47,16 +47,21 @@ def sustained_clock(spec: DeviceSpec) -> Sourced:
 
 def power_limited_clock(spec: DeviceSpec, watts_per_lane_ghz: float = WATTS_PER_LANE_GHZ) -> Sourced | None:
     """The highest clock up to boost whose power, ``P(f) = w x SMs x lanes x boost_GHz x (f / boost)^3``, fits
-    the board power; None where the spec gives no ``board_power_w``."""
+    the board power, never below the spec's base clock (the clock NVIDIA rates the board to hold at that power);
+    None where the spec gives no ``board_power_w``."""
     if spec.board_power_w is None:
         return None
     at_boost = watts_per_lane_ghz * spec.sm_count * spec.fp32_lanes_per_sm * spec.boost_clock_hz / 1e9
     share = min(1.0, (spec.board_power_w / at_boost) ** (1.0 / POWER_EXPONENT))
-    return Sourced(spec.boost_clock_hz * share,
-                   f"power rule: {share:.2f} x the {spec.boost_clock_hz / 1e6:.0f} MHz boost fits the "
-                   f"{spec.board_power_w:g} W board ({spec.sources.get('board_power_w', 'board_power_w')}) at "
-                   f"{watts_per_lane_ghz:g} W per FP32 lane and GHz at boost, power as (f / boost)^3 (the constant "
-                   f"a fit on the development data, docs/figures.md)")
+    rule = (f"power rule: {share:.2f} x the {spec.boost_clock_hz / 1e6:.0f} MHz boost fits the "
+            f"{spec.board_power_w:g} W board ({spec.sources.get('board_power_w', 'board_power_w')}) at "
+            f"{watts_per_lane_ghz:g} W per FP32 lane and GHz at boost, power as (f / boost)^3 (the constant "
+            f"a fit on the development data, docs/figures.md)")
+    base = spec.base_clock_hz
+    if base is not None and spec.boost_clock_hz * share < base:
+        return Sourced(base, f"the base clock ({spec.sources.get('base_clock_hz', 'base_clock_hz')}), which the "
+                             f"board is rated to hold at its power: above the {rule}")
+    return Sourced(spec.boost_clock_hz * share, rule)
 
 
 def is_fit(source: str) -> bool:

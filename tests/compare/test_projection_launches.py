@@ -584,3 +584,70 @@ def test_a_launch_within_the_clock_tolerance_of_its_base_is_locked_not_power_hel
     assert all(r is not None and 0.99 * source.base_clock_hz < r < source.base_clock_hz for r in ran)
     w = project_workload(a.valid_launches, a.device, source, spec("h200"), "sustained")
     assert w.power_held == 0 and {x.clock_hz for x in w.launches} == {w.clock_hz}
+
+
+def tensor_term(w):
+    """The Tensor term of a one-group workload projection."""
+    (x,) = [x for x in w.launches if any(t.key == "tensor" and not t.stand_in for t in x.terms)][:1]
+    return next(t for t in x.terms if t.key == "tensor"), x
+
+
+def test_tensor_work_never_runs_above_the_clock_its_datasheet_figure_holds_at():
+    """The FP16 Tensor GEMM of examples/h100 (measured at 1.31 GHz; its source spec here without a base clock, so
+    not taken as power held) onto the GH200 at its 1.98 GHz boost: the GH200's 990 TFLOPS figure holds at 1.83 GHz
+    (tensor_clock_hz), so the Tensor term is the source's x 1.31 / 1.83 GHz, not / 1.98 GHz (that would beat the
+    figure by 8%), and the low end is no faster than the counted FLOPs at 990 TFLOPS."""
+    a = analyze_loaded(roofline.load(OPS.parent / "torch-fp16.full.json"), AnalysisOptions(diagnostics=False))
+    (la,) = a.valid_launches
+    source = msgspec.structs.replace(spec("h100-sxm5"), base_clock_hz=None)
+    gh200 = spec("gh200")
+    w = project_workload(a.valid_launches, a.device, source, gh200, "boost")
+    term, x = tensor_term(w)
+    measured = m.sm_clock_hz(la.launch).value
+    assert measured is not None and measured < gh200.tensor_clock_hz < gh200.boost_clock_hz
+    assert x.clock_hz == gh200.boost_clock_hz
+    rates = [g.peaks["tensor_fp16"] / (g.sm_count * g.tensor_clock_hz) for g in (source, gh200)]  # per SM, clock
+    assert term.target_s == pytest.approx(term.source_s * measured * rates[0] / (gh200.tensor_clock_hz * rates[1]),
+                                          rel=1e-9)
+    assert "at most the 1.83 GHz its figure holds at" in term.how
+    assert x.low_s >= la.tensor_flops_by_type["fp16"] / gh200.peaks["tensor_fp16"] * (1 - 1e-9)
+
+
+def test_tensor_work_that_ran_above_its_figures_clock_keeps_that_share_there():
+    """op44's TF32 dgrad ran at 1.834 GHz, just above the 1.83 GHz the H100 SXM5's Tensor figures hold at: onto the
+    same GPU at its 1.98 GHz boost its Tensor term runs at 1.83 GHz x (1.834 / 1.83), its own clock, and keeps its
+    time; op38's ran at 1.826 GHz, below it, and goes at 1.83 GHz."""
+    h100 = spec("h100-sxm5")
+    for stem in ("op44", "op38"):
+        (la,) = [la for la in analysis(stem).valid_launches if la.tensor_flops_by_type.get("tf32")][:1]
+        measured = m.sm_clock_hz(la.launch).value
+        w = project_workload([la], analysis(stem).device, h100, h100, "boost")
+        term, _ = tensor_term(w)
+        there = max(measured, h100.tensor_clock_hz)
+        assert term.target_s == pytest.approx(term.source_s * measured / there, rel=1e-9)
+    assert m.sm_clock_hz(next(la for la in analysis("op44").valid_launches
+                              if la.tensor_flops_by_type.get("tf32")).launch).value > h100.tensor_clock_hz
+
+
+def test_an_rtx_blackwell_sm_runs_int32_on_all_128_lanes():
+    """CC 12.0 (RTX Blackwell whitepaper: unified FP32/INT32 cores): 128 INT32 lanes per SM, twice Ada's 64, and
+    FP32 and INT32 share the 128 lanes; the datacenter Blackwell SM (10.0) is taken as Hopper's 64."""
+    from roofline.compare.projection_launches import shared_int_lanes, unit_rates
+    from roofline.specs.architecture import integer_lanes
+
+    assert unit_rates(spec("rtx-5060-ti"))["ALU"] == 128 == 2 * unit_rates(spec("l40s"))["ALU"]
+    assert shared_int_lanes("12.0") == 128 and shared_int_lanes("10.0") is None
+    lanes = integer_lanes("10.0")
+    assert lanes is not None and lanes.per_sm == 64 == unit_rates(spec("h100-sxm5"))["ALU"]
+
+
+def test_a_cublas_12_kernel_named_nvjet_sm90_is_flagged_as_built_for_hopper_onto_a_turing_gpu():
+    """cuBLAS 12's Hopper GEMM (``nvjet_sm90_hsh_256x128...``: the architecture after the library's prefix) onto a
+    T4 (CC 7.5): the library would run another kernel there (``architecture``), as for an ``sm90_xmma_`` kernel."""
+    a = analyze_loaded(roofline.load(OPS.parent / "torch-fp16.full.json"), AnalysisOptions(diagnostics=False))
+    (la,) = a.valid_launches
+    assert la.launch.name.startswith("nvjet_sm90_")
+    w = project_workload(a.valid_launches, a.device, spec("h100-sxm5"), spec("t4"), "sustained")
+    assert "architecture" in w.launches[0].other_kernel
+    h200 = project_workload(a.valid_launches, a.device, spec("h100-sxm5"), spec("h200"), "sustained")
+    assert "architecture" not in h200.launches[0].other_kernel

@@ -110,8 +110,9 @@ def test_tf32_tensor_type_missing_on_turing_meets_the_fp32_roof():
 
 def test_tensor_work_meets_each_specs_tensor_figure_at_the_clock_it_holds_at():
     """NVIDIA quotes the H100 SXM5's FP16 Tensor figure at 1830 MHz, not its 1980 MHz boost: at a clock f the
-    target's Tensor roof is that figure x f / 1830 MHz, and the A100 source's (no such clock) its figure x its
-    measured clock / boost; FP64 Tensor figures hold at the boost."""
+    target's Tensor roof is that figure x min(f, 1830 MHz) / 1830 MHz (at boost no more than the figure: the source,
+    at 765 MHz, ran below its own figure's clock), and the A100 source's (no such clock) its figure x its measured
+    clock / boost; FP64 Tensor figures hold at the boost."""
     h100 = load_catalog().get("h100-sxm5")
     tensor_hz, base = number("h100-sxm5", "tensor_clock_hz"), number("h100-sxm5", "base_clock_hz")
     assert h100.clock_of("tensor", "fp16") == tensor_hz and h100.clock_of("tensor", "fp64") == h100.boost_clock_hz
@@ -123,9 +124,10 @@ def test_tensor_work_meets_each_specs_tensor_figure_at_the_clock_it_holds_at():
     assert at_base.clock.factor == pytest.approx(boost_share() / (base / h100.boost_clock_hz), rel=1e-12)
     at_boost = project(s, SOURCE, h100, "boost")
     boost = h100.boost_clock_hz
-    assert at_boost.clock is not None and at_boost.clock.tensor_factor == pytest.approx(
-        boost_share() / (boost / tensor_hz), rel=1e-12)
-    assert at_base.projected_s.value == pytest.approx(at_boost.projected_s.value * boost / base, rel=1e-9)
+    assert at_boost.clock is not None and at_boost.clock.tensor_factor == pytest.approx(boost_share(), rel=1e-12)
+    assert at_boost.bound_s.value == pytest.approx(1e12 / h100.peaks["tensor_fp16"], rel=1e-9)
+    assert at_base.projected_s.value == pytest.approx(at_boost.projected_s.value * tensor_hz / base, rel=1e-9)
+    assert boost > tensor_hz > base
 
 
 @pytest.mark.parametrize("measured_ghz", [1.28, 1.83, 1.98])

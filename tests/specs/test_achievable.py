@@ -87,6 +87,30 @@ def test_the_power_rule_keeps_boost_where_the_board_power_covers_it(tmp_path):
         1.41e9 * (400 / (0.1 * 108 * 64 * 1.41)) ** (1 / 3))
 
 
+def test_the_power_rule_never_takes_a_board_below_its_base_clock(tmp_path):
+    """The L4-like board's rule gives 1123 MHz (above); with a 1.5 GHz base clock, the clock the board is rated to
+    hold at its power, the sustained clock is the base, and the source says the rule was below it."""
+    spec = spec_with(tmp_path, {**L4, "base_clock_hz": cited(1.5e9)})
+    held = achievable.sustained_clock(spec)
+    assert held.value == 1.5e9
+    assert held.source.startswith("the base clock (test fixture)") and "above the power rule: 0.55 x" in held.source
+    below = spec_with(tmp_path, {**L4, "base_clock_hz": cited(1.0e9)})
+    assert achievable.sustained_clock(below).value == pytest.approx(1.1228e9, rel=1e-3)
+
+
+def test_no_shipped_spec_sustains_less_than_its_base_clock():
+    """Every built-in spec with a base clock: sustained >= base, so --clock base never projects faster than the
+    default (the RTX 4070 Ti's and RTX 5060 Ti's rule clocks, 2.07 and 2.09 GHz, are below the 2.26 and 2.39 GHz
+    their own reports ran at)."""
+    from roofline.specs.catalog import load_catalog
+
+    specs = [s for s in load_catalog().specs if s.base_clock_hz is not None]
+    assert len(specs) > 10
+    for spec in specs:
+        assert achievable.sustained_clock(spec).value >= spec.base_clock_hz, spec.id
+    assert achievable.sustained_clock(load_catalog().get("rtx-5060-ti")).value == 2.389e9
+
+
 def test_a_cited_sustained_clock_wins_over_the_power_rule(tmp_path):
     spec = spec_with(tmp_path, {**L4, "sustained_clock_hz": cited(1.5e9)})
     assert achievable.sustained_clock(spec) == (1.5e9, "test fixture")
