@@ -8,8 +8,9 @@ tiny grid, GEMM-like, reduction, streaming) and ncu's own rule results (``analys
 and ncu's are reconciled into one list (``analysis.reconcile``): one item per cause citing every source, each
 estimate bounded by what the change can physically save, ranked by it. The tool's own estimates:
 
-* the gap to the busiest unit's peak (``analysis.recoverable_s``) for the verdict's own advice, a part of it
-  (a stall reason's share) for what the warps wait on;
+* the recoverable time (``analysis.roofline.recoverable_s``: the time above the kernel's floor at the peaks it can
+  reach, the grade's most saved) for the verdict's own advice, a part of it (a stall reason's share) for what the
+  warps wait on;
 * the time of the FP work at its roof times the part a faster roof removes, for Tensor Cores, FP32 and a
   faster Tensor Core data type;
 * the idle block slots of a partial last wave; the SMs a grid under one wave leaves idle.
@@ -28,6 +29,7 @@ from msgspec.structs import replace
 
 from roofline.analysis.diagnostics.occupancy import LIMITER_WORDS, WARP_SIZE, point_text
 from roofline.analysis.diagnostics.stalls import describe
+from roofline.analysis.diagnostics.tensor_cores import architecture, half_types, no_faster_text, tf32_gain
 from roofline.analysis.hotspots import locate
 from roofline.analysis.instructions import GLOBAL_WALLS, width_wall
 from roofline.analysis.kernel_kind import KernelKind, kernel_kind
@@ -56,9 +58,10 @@ from roofline.analysis.reconcile import (
 )
 from roofline.analysis.results import Advice, Cause, LaunchAnalysis, Mechanism, Occupancy, Verdict, VerdictCause
 from roofline.analysis.roofline import (
+    attained_pct,
     gap_formula,
-    headroom_s,
     rank_by_recoverable_time,
+    reach_floor_text,
     recoverable_s,
     ridge_point,
 )
@@ -78,10 +81,12 @@ from roofline.core.thresholds import (
     SHORT_LAUNCH_S,
     STALL_SHARE_SECOND,
     TAIL_IDLE_PCT,
+    TENSOR_NO_GAIN_RATIO,
     TENSOR_SHARE_USED,
     WEAK_FP64_RATIO,
 )
 from roofline.core.units import pct, ratio, seconds, si
+from roofline.core.units import waves as wave_count
 from roofline.ncu import metrics as m
 from roofline.ncu.metrics import FP64_PIPE, ISSUE_SLOTS, LAUNCH_BLOCK, LAUNCH_GRID
 
@@ -108,14 +113,20 @@ UNIT_CHANGES = {
     m.ISSUE_ACTIVE: "fewer instructions per result (unrolling, vector accesses, less index arithmetic)",
     m.INST_ISSUED: "fewer instructions per result (unrolling, vector accesses, less index arithmetic)",
 }
-# What cuts the traffic of a memory-bound kernel, by its kind (``analysis.kernel_kind``).
+# What cuts the traffic of a memory-bound kernel, by its kind (``analysis.kernel_kind``); {narrow}: the 16-bit
+# types this GPU computes in (``narrow_types``).
 TRAFFIC_CHANGES = {
     "streaming": "each byte is used about once, so there is nothing for tiling to keep on chip: move fewer bytes "
                  "(fuse with the kernel that produces or consumes the data, narrower storage types such as "
-                 "FP16/BF16, 128-bit vector loads and stores, no re-reads of the same array)",
+                 "{narrow}, 128-bit vector loads and stores, no re-reads of the same array)",
     "reduction": "a reduction is done when its input has been read once at full bandwidth: read it in one pass "
                  "with 128-bit vector loads, combine in registers and warp shuffles, and write one partial result "
                  "per block",
+    "extra_traffic": "DRAM moves {times} the bytes the global loads and stores request, so most of its traffic is "
+                     "not their data and no byte is simply used once: local memory (register spills and per-thread "
+                     "arrays indexed at run time: check the spills with -Xptxas -v) or texture and surface "
+                     "accesses; cut that traffic first, then move fewer bytes (fusion, narrower storage types such "
+                     "as {narrow})",
 }
 
 
@@ -257,7 +268,8 @@ def level_traffic(k: LaunchAnalysis, level: str) -> tuple[float | None, str]:
 
 # --- The verdict's own advice -------------------------------------------------------------------------
 def _gap(k: LaunchAnalysis) -> tuple[float | None, str]:
-    """The time above the busiest unit's (or roof's) peak, and how it was obtained."""
+    """The recoverable time (``roofline.recoverable_s``: the time above the floor at the peaks a kernel can reach,
+    the grade's most saved), and how it was obtained (``roofline.gap_formula``)."""
     if k.verdict.bound == "small_grid":
         return None, "not estimated: a small grid is held back by its few blocks, not by a unit's peak"
     saved = recoverable_s(k)
@@ -271,9 +283,9 @@ def _verdict_items(k: LaunchAnalysis, lib: Library | None, kind: KernelKind,
     v = k.verdict
     if lib is not None:
         measured = k.duration_s.value is not None or v.bound is not None
-        return _library(k, lib, spec) if measured else []
+        return _library(k, lib, spec, device) if measured else []
     if v.bound == "memory":
-        return [_memory(k, kind)]
+        return [_memory(k, kind, device)]
     if v.bound == "compute":
         return [_compute(k, device, spec)]
     if v.bound == "balanced":
@@ -302,7 +314,7 @@ def _verdict_condition(v: Verdict) -> str:
     return f"verdict {v.bound} ({basis}){busiest}"
 
 
-def _memory(k: LaunchAnalysis, kind: KernelKind) -> Advice:
+def _memory(k: LaunchAnalysis, kind: KernelKind, device: Device | None = None) -> Advice:
     """Memory-bound: cut the traffic at the busiest memory unit's level (or name the unit when it is no level), as
     the kernel's kind allows: fewer bytes for streaming kernels and reductions, reuse for the others."""
     v = k.verdict
@@ -310,7 +322,9 @@ def _memory(k: LaunchAnalysis, kind: KernelKind) -> Advice:
     level = _level_of(busiest.metric) if busiest is not None else None
     level = level or (k.roof.limiter if k.roof.limiter in LEVELS else None)
     saved, how = _gap(k)
-    condition = _verdict_condition(v) + (f"; a {kind.name.replace('_', ' ')} kernel ({kind.why})" if kind.why else "")
+    words = kind.name.replace("_", " ")
+    condition = _verdict_condition(v) + (f"; {'an' if words[0] in 'aeiou' else 'a'} {words} kernel ({kind.why})"
+                                         if kind.why else "")
     cause = f"{busiest.name} at {pct(busiest.pct)} of its peak" if busiest is not None else ""
     common = Advice(kind="memory", title="", text="", cause=cause, source="verdict", est_saved_s=saved,
                     condition=condition, estimate=how, topic=ROOF, mechanism="roof",
@@ -324,8 +338,10 @@ def _memory(k: LaunchAnalysis, kind: KernelKind) -> Advice:
     name = NAMES[level]
     amount = f"{si(moved, 'B')}{f', {counts}' if counts else ''}"
     if kind.name in TRAFFIC_CHANGES:
-        return replace(common, title="Move fewer bytes",
-                       text=f"{name} traffic ({amount}) sets the time ({cause}): {TRAFFIC_CHANGES[kind.name]}.")
+        title = "Find the DRAM traffic beyond the requests" if kind.name == "extra_traffic" else "Move fewer bytes"
+        return replace(common, title=title,
+                       text=f"{name} traffic ({amount}) sets the time ({cause}): "
+                            f"{_traffic_change(kind, device)}.")
     if k.total_flops == 0 and all(f.value is not None for f in k.flops.values()):
         return replace(common, title="Move fewer bytes",
                        text=f"{name} traffic ({amount}) sets the time ({cause}) and the kernel does no "
@@ -339,10 +355,18 @@ def _memory(k: LaunchAnalysis, kind: KernelKind) -> Advice:
                             "the data, or use narrower data types.")
     ridge, precision = ridge_point(k)
     target = f" towards the {NAMES[precision]} ridge point of {ratio(ridge)} FLOP/byte" if ridge and precision else ""
-    at = f", at {ratio(moved and k.total_flops / moved)} FLOP/byte" if k.total_flops else ""
+    least = "least " if k.intensity_leaves_out else ""  # FLOPs of a precision not measured: a lower bound
+    at = f", at {least}{ratio(moved and k.total_flops / moved)} FLOP/byte" if k.total_flops else ""
     return replace(common, title=f"Cut {name} traffic",
                        text=f"Cut {name} traffic: {amount} ({cause}){at}. Raise the intensity{target} by reusing "
                             "data from shared memory or registers (tiling), fusing kernels, or narrower data types.")
+
+
+def _traffic_change(kind: KernelKind, device: Device | None) -> str:
+    """What cuts the traffic of a kernel of this kind (``TRAFFIC_CHANGES``), with its numbers: the 16-bit types
+    this GPU computes in, and for extra traffic how many times the requested bytes DRAM moves."""
+    times = f"{1 / kind.reuse:.2g}x" if kind.reuse else "more than twice"
+    return TRAFFIC_CHANGES[kind.name].format(narrow=narrow_types(device), times=times)
 
 
 def _level_of(metric: str) -> str | None:
@@ -408,7 +432,7 @@ def _left(pct_of_peak: float) -> str:
     return f"{100 / pct_of_peak:.3g}x"
 
 
-def _library(k: LaunchAnalysis, lib: Library, spec: DeviceSpec | None) -> list[Advice]:
+def _library(k: LaunchAnalysis, lib: Library, spec: DeviceSpec | None, device: Device | None = None) -> list[Advice]:
     """A library kernel: what the caller can change (its registers and shared memory are the library's). A GEMM
     near its busiest unit's peak whose data type is known gets only the faster data type, with its gain, or
     nothing."""
@@ -429,8 +453,9 @@ def _library(k: LaunchAnalysis, lib: Library, spec: DeviceSpec | None) -> list[A
                                        "kernels is the Tensor Core item's"), "none"
     verdict = BOUND_WORDS[v.bound] if v.bound else "no verdict"
     busiest = f", busiest unit {v.busiest.name} at {pct(v.busiest.pct)}" if v.busiest else ""
-    change = lib.caller_advice + (f"; {lib.type_advice}" if lib.type_advice and not (on_tensor or tensor_item)
-                                  else "")
+    change = lib.caller_advice + _fp32_data(k, lib, spec, device)
+    if lib.type_advice and not (on_tensor or tensor_item):
+        change += f"; {lib.type_advice}" + (f" ({_half_inputs(device)} inputs)" if lib.half_inputs else "")
     duration, waves = k.duration_s.value, v.waves_per_sm
     small = (duration is not None and duration < SHORT_LAUNCH_S) or (waves is not None and waves < FULL_WAVE)
     change += f"; {lib.small_advice}" if lib.small_advice and small else ""
@@ -441,6 +466,46 @@ def _library(k: LaunchAnalysis, lib: Library, spec: DeviceSpec | None) -> list[A
                    condition=f"a {lib.name} kernel by its name ('{k.launch.name}'): registers, shared memory and "
                              "block size are not the caller's to change", estimate=how, topic=ROOF,
                    mechanism=mechanism)]
+
+
+def _fp32_data(k: LaunchAnalysis, lib: Library, spec: DeviceSpec | None, device: Device | None) -> str:
+    """What a library call of FP32 data needs for Tensor Core kernels on this GPU, as the Tensor Core item says it:
+    TF32 enabled (``Library.tf32_mode``) where the GPU's TF32 Tensor Cores are faster than its FP32 cores, or no
+    peak tells; the 16-bit inputs with their gain where TF32 runs no faster (GeForce and workstation Ampere and Ada,
+    ``tensor_cores.no_faster_text``); the 16-bit inputs where the GPU takes no TF32 (before compute capability 8.0);
+    "" for a library without the switch or a GPU without Tensor Cores."""
+    if not lib.tf32_mode:
+        return ""
+    arch = architecture(device) if device is not None else None
+    if arch is not None and "tf32" not in arch.float_types:
+        halves = half_types(arch)
+        return (f"; for FP32 data, Tensor Core kernels only with {halves} inputs, if the accuracy allows (this GPU's "
+                "Tensor Cores take no TF32)") if halves else ""
+    gain, half = tf32_gain(k, device, spec)
+    if arch is not None and gain is not None and gain < TENSOR_NO_GAIN_RATIO:
+        return f"; for FP32 data, {no_faster_text('TF32', 'FP32', gain, half, arch)}"
+    return f"; for FP32 data only with TF32 enabled: {lib.tf32_mode}"
+
+
+# BF16 arithmetic in hardware from compute capability 8.0 (CUDA C++ Programming Guide, __nv_bfloat16 arithmetic and
+# the BF16 Tensor Core types of Ampere); before it FP16 is the 16-bit type a GPU computes in.
+BF16_FROM_CC = (8, 0)
+
+
+def narrow_types(device: Device | None) -> str:
+    """The 16-bit floating-point types to suggest for narrower data on this GPU: FP16/BF16 from compute capability
+    8.0 on, FP16 before (BF16 has no hardware there), both with that condition said where it is not known."""
+    cc = device.cc_tuple if device is not None else None
+    if cc is None:
+        return "FP16 (or BF16 from compute capability 8.0)"
+    return "FP16/BF16" if cc >= BF16_FROM_CC else "FP16"
+
+
+def _half_inputs(device: Device | None) -> str:
+    """The 16-bit input types a library call can take on this GPU: its Tensor Cores' (``tensor_cores.half_types``),
+    else those it computes in (``narrow_types``)."""
+    arch = architecture(device) if device is not None else None
+    return (half_types(arch) if arch is not None else "") or narrow_types(device)
 
 
 def _gemm_type(k: LaunchAnalysis) -> str | None:
@@ -555,9 +620,9 @@ def _grid(k: LaunchAnalysis, device: Device | None) -> list[Advice]:
         if o.tail_idle_pct is None or o.tail_idle_pct < TAIL_IDLE_PCT:
             return []
         return [Advice(kind="waves", title="Fill the last wave",
-                       text=f"{waves:.3g} waves per SM leave {o.tail_idle_pct:.0f}% of the block slots idle: size the "
-                            "grid to a whole number of waves, or use more, smaller blocks.",
-                       cause=f"{waves:.3g} waves per SM, {o.tail_idle_pct:.0f}% of block slots idle",
+                       text=f"{wave_count(waves)} per SM leave {o.tail_idle_pct:.0f}% of the block slots idle: size "
+                            "the grid to a whole number of waves, or use more, smaller blocks.",
+                       cause=f"{wave_count(waves)} per SM, {o.tail_idle_pct:.0f}% of block slots idle",
                        source="occupancy", est_saved_s=tail_saving(k),
                        condition=f"one wave or more and a last wave leaving at least {TAIL_IDLE_PCT:.0f}% of block "
                                  "slots idle",
@@ -592,10 +657,10 @@ def _small_grid(k: LaunchAnalysis, waves: float, device: Device | None) -> Advic
     how = (f"at most: the same work spread over all {sms} SMs instead of {int(grid or 0)}" if saved is not None
            else "not estimated: the gain depends on how the work splits into more blocks")
     return Advice(kind="small_grid", title="Fill the GPU",
-                  text=f"{waves:.3g} waves: {fills}: {_split_advice(threads, grid, sms)} (or run independent kernels "
-                       f"concurrently in streams).{overhead}", cause=f"{waves:.3g} waves per SM", source="occupancy",
+                  text=f"{wave_count(waves)}: {fills}: {_split_advice(threads, grid, sms)} (or run independent kernels "
+                       f"concurrently in streams).{overhead}", cause=f"{wave_count(waves)} per SM", source="occupancy",
                   est_saved_s=saved,
-                  condition=f"under one full wave ({waves:.3g} waves per SM), where occupancy limits do not matter",
+                  condition=f"under one full wave ({wave_count(waves)} per SM), where occupancy limits do not matter",
                   estimate=how, topic="grid:small", mechanism="grid", capped=saved is not None)
 
 
@@ -644,12 +709,11 @@ def _occupancy(k: LaunchAnalysis, device: Device | None = None) -> list[Advice]:
 
 def _what_if(k: LaunchAnalysis, o: Occupancy, bound: str, device: Device | None = None) -> Advice:
     """The closed-form what-if of the resource that limits the theoretical occupancy, with what more resident warps
-    can do at most: hide latency up to the busiest unit's peak; nothing where the grid has no more blocks for an SM
-    than it holds already (``reconcile.more_blocks_fit``), which the item says."""
+    can do at most (``_latency_limit``); nothing where the grid has no more blocks for an SM than it holds already
+    (``reconcile.more_blocks_fit``), which the item says. Its saving is its estimate, bounded on the time model like
+    every item's (``reconcile``), never a figure of its own in the text."""
     limiters = " and ".join(LIMITER_WORDS[x] for x in o.limiters)
-    most = headroom_s(k)
-    effect = (f"; more resident warps hide latency, which saves at most {seconds(most)} (the gap to the busiest "
-              "unit's peak)" if most is not None else "")
+    effect = f"; more resident warps hide latency, {_latency_limit(k)}" if _latency_limit(k) else ""
     if not more_blocks_fit(k, device):
         effect = f". But {no_more_blocks(k, device).removeprefix('no saving: ')}"
     how = " (__launch_bounds__ or -maxrregcount)" if "registers" in o.limiters else ""
@@ -659,10 +723,23 @@ def _what_if(k: LaunchAnalysis, o: Occupancy, bound: str, device: Device | None 
                   text=f"Theoretical occupancy is {pct(o.theoretical_pct)}, limited by {limiters}{now}: "
                        f"{o.what_if[0].text}{how}{further}{effect}.",
                   cause=f"theoretical occupancy {pct(o.theoretical_pct)}, limited by {limiters}", source="occupancy",
-                  condition=f"{bound}, {o.waves_per_sm:.3g} waves (at least one full wave), and a limit below the "
-                            "SM's maximum",
+                  condition=f"{bound}, {_waves_or_unknown(o.waves_per_sm)} (at least one full wave), and a limit "
+                            "below the SM's maximum",
                   estimate="not estimated: more resident warps hide latency by an amount the report cannot tell",
                   topic="occupancy:theoretical", mechanism="latency")
+
+
+def _latency_limit(k: LaunchAnalysis) -> str:
+    """How far hiding latency can take a launch, as the occupancy item says it: down to its floor at the peaks a
+    kernel can reach (``roofline.reach_floor_text``: the floor the verdict's own item, the grade and the recoverable
+    time are measured to), else up to its busiest unit's peak; a limit, not a saving, so no figure in the text can
+    stand above what every item saves at once. "" where neither is known."""
+    floor = reach_floor_text(k)
+    if floor:
+        return f"taking the kernel at most down to {floor}"
+    attained = attained_pct(k)
+    return (f"taking the busiest unit at most up to its peak (at {pct(attained)} of it now)" if attained is not None
+            else "")
 
 
 # --- Latency: what the warps wait on ------------------------------------------------------------------
@@ -848,3 +925,8 @@ def _launch_overhead(k: LaunchAnalysis) -> list[Advice]:
                    condition=f"a launch shorter than {seconds(SHORT_LAUNCH_S)}",
                    estimate="not estimated: the launch cost is host time, outside the kernel's measured time",
                    topic="launch_overhead")]
+
+
+def _waves_or_unknown(value: float | None) -> str:
+    """A wave count with its noun, or that it is not known."""
+    return wave_count(value) if value is not None else "waves not known"

@@ -15,7 +15,12 @@ each unit's peak: DRAM busy cycles, not bytes over the datasheet bandwidth), cap
 measured time).
 
 Per kernel the grade is time-weighted: 1 - the sum of its launches' savings over the sum of their times. Its
-interval is the range of the per-launch grades (lowest to highest; none for a single launch). A launch with a
+interval is the range of the per-launch grades (lowest to highest; none for a single launch). **A small-grid launch**
+(the verdict's ``small_grid``: too few blocks to fill the GPU, ``verdict``) is not graded: its few blocks, not a
+unit's peak, set its time, and the floor at the peaks needs the warps a bigger grid would bring, so no what-if
+keeping the grid saves any of it. Its time is counted apart (``small_grid_s``), as the summary counts it apart from
+the recoverable time (``roofline.recoverable_time``): the most saved keeping the work and grid leaves it out (0 for
+a kernel of small-grid launches alone), and more or smaller blocks, batching or fusion is its fix. A launch with a
 measured time but no unit term (a report of ``--set basic``'s metrics alone) keeps its time, its grade None with the
 time model's reason: where no launch is graded, the kernel's time is still the sum of its launches' and its grade is
 withheld (``no_time_model``), with no confidence (there is no grade to qualify).
@@ -53,6 +58,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from roofline.core.model import Device
     from roofline.specs.catalog import DeviceSpec
 
+SMALL_GRID_BOUND = "small_grid"  # the verdict's bound of a launch with too few blocks to fill the GPU
+SMALL_GRID_REASON = ("a small grid (too few blocks to fill the GPU): its few blocks, not a unit's peak, set its "
+                     "time, so no change keeping the grid is graded; its time is counted apart (small grids: more "
+                     "or smaller blocks, batching or fusion is their fix)")
 NOTHING_WRITTEN_BYTES = 0.0  # written bytes at most this: the kernel wrote no output
 INTERVAL_METHOD = "range of the per-launch grades (lowest, highest)"
 # Precisions and Tensor Core types, most precise first: a kernel graded against a baseline must not use a later one.
@@ -83,6 +92,7 @@ class State(enum.Enum):
     SEVERAL = "several"  # launches: a spread to judge the grade by
     ONE = "one"  # launches: a single launch
     UNKNOWN = "unknown"  # the report holds nothing to tell (or, for the clock, the spec has no base clock)
+    NOT_MEASURED = "not_measured"  # clock: ncu measured none of the launches (no time, no clock): no option helps
 
 
 class NcuFix(enum.Enum):
@@ -123,6 +133,7 @@ class Withheld(enum.Enum):
     OTHER_PRECISION = "other_precision"  # a less precise precision or Tensor Core type than the baseline's
     NO_OUTPUT = "no_output"  # nothing written to L2 or DRAM
     NO_TIME_MODEL = "no_time_model"  # no measured time or no unit term: nothing to grade against
+    SMALL_GRID = "small_grid"  # every timed launch a small grid: its grid, not a unit's peak, sets its time
 
 
 class LaunchGrade(Struct, frozen=True):
@@ -142,6 +153,7 @@ class LaunchGrade(Struct, frozen=True):
     reason: str = ""  # why the launch is not graded ("" where it is)
     name: str = ""  # that term's full name, as the time model names it ("LSU pipe (load/store instructions), in
     # whole blocks per SM" for a tail: whose whole blocks); "" where the launch is not graded
+    small_grid: bool = False  # a small-grid launch: not graded, its time counted apart (``SMALL_GRID_REASON``)
 
 
 class Floor(Struct, frozen=True):
@@ -191,14 +203,18 @@ class KernelGrade(Struct, frozen=True, kw_only=True):
     governing_name: str | None = None  # that term's full name (a tail's: which unit's whole blocks per SM)
     roof: str | None  # the precision, ``tensor:<type>`` or memory level whose roof applies
     measured_s: float | None  # its launches' measured time; None where no launch has one
-    floor_s: float | None  # None unless every timed launch is graded
-    max_saving_s: float | None  # the launches' measured - floor: the most a what-if that keeps the work saves
+    floor_s: float | None  # over the graded launches; None unless every timed launch but the small grids is graded
+    max_saving_s: float | None  # the graded launches' measured - floor: the most a what-if that keeps the work and
+    # grid saves (small grids apart: 0 where every timed launch is one); None as floor_s
     per_launch: tuple[LaunchGrade, ...]  # every launch with a measured time, graded or not (``reason``)
     conditions: tuple[Condition, ...]
     confidence: Confidence | None  # None where the grade is withheld: no grade to qualify
     withheld: tuple[Withheld, ...] = ()
     work: WorkFinding | None = None
     reason: str = ""  # why its first ungraded launch is not graded (its time model's reason); "" where all are
+    # (the small grids apart: ``SMALL_GRID_REASON``)
+    small_grid_s: float | None = None  # its small-grid launches' time, counted apart (0 where none); None where no
+    # timed launch has a verdict (whether any is a small grid is not known)
 
 
 # --- The floor and the grade of a launch --------------------------------------------------------------------
@@ -242,11 +258,13 @@ def _level(metric: str) -> str | None:
 def launch_grade(k: LaunchAnalysis, spec: DeviceSpec | None, device: Device | None = None) -> LaunchGrade | None:
     """One launch's grades: 1 - what running at its floor saves (``time_model.saving`` of the what-if that hides
     latency, the work unchanged) over its time; its time alone, with the reason, where its time model has no unit
-    term; None where it has no measured time."""
+    term or the launch is a small grid (``SMALL_GRID_REASON``); None where it has no measured time."""
     model = k.time_model if k.time_model is not None else time_model(k, device, spec)
     if model.measured_s is None or not model.measured_s > 0:
         return None
     measured = model.measured_s
+    if k.verdict.bound == SMALL_GRID_BOUND:
+        return LaunchGrade(measured, None, None, None, None, None, None, "", "", SMALL_GRID_REASON, small_grid=True)
     floor = achievable_floor(model)
     most = saving(model, Change(hide_latency=True))
     if floor is None or most is None or model.floor is None:
@@ -266,11 +284,15 @@ def conditions(launches: Sequence[LaunchAnalysis], spec: DeviceSpec | None) -> t
 
 def clock_condition(launches: Sequence[LaunchAnalysis], spec: DeviceSpec | None) -> Condition:
     """The launches' median SM clock against the spec's base clock, over the launches of CLOCK_MIN_DURATION_S or more
-    where there are any; a clock under base read only from shorter launches is not judged (they read it low)."""
+    where there are any; a clock under base read only from shorter launches is not judged (they read it low); no
+    clock where ncu measured no launch (no time, no clock: ``NOT_MEASURED``, which no ncu option fixes: the launch
+    is profiled again)."""
     long = [k for k in launches if m.clock_judged(k.launch)]
     clocks = sorted(c for k in (long or launches) if (c := m.sm_clock_hz(k.launch).value) is not None)
     base = spec.base_clock_hz if spec is not None else None
     clock = clocks[len(clocks) // 2] if clocks else None
+    if clock is None and not any(k.duration_s.value is not None for k in launches):
+        return Condition(ConditionKind.CLOCK, State.NOT_MEASURED, True, NcuFix.NONE, None, base)
     if clock is None or not base:
         return Condition(ConditionKind.CLOCK, State.UNKNOWN, True, NcuFix.CLOCK_BASE, clock, base)
     if not long and clock < (1 - CLOCK_TOLERANCE) * base:
@@ -398,27 +420,44 @@ def grade_kernel(kernel: KernelGroup, spec: DeviceSpec | None, device: Device | 
     launches = [k for k in kernel.launches if not k.launch.invalid]
     each = [launch_grade(k, spec, device) for k in launches]
     timed = [g for g in each if g is not None]
+    small = [g for g in timed if g.small_grid]
     grades = [g for g in timed if g.grade is not None]
     why = next((ungraded_reason(k, g, spec, device) for k, g in zip(launches, each, strict=True)
-                if g is None or g.grade is None), "")
+                if g is None or (g.grade is None and not g.small_grid)), "")
     found = conditions(launches, spec)
     work = work_finding(kernel, baseline) if baseline is not None else None
-    reasons = withheld(kernel, work) + (() if grades else (Withheld.NO_TIME_MODEL,))
+    reasons = withheld(kernel, work) + (() if grades else _ungraded(bool(small), bool(why)))
     graded_s = sum(g.measured_s for g in grades)
-    most = sum((1.0 - (g.grade or 0.0)) * g.measured_s for g in grades) if grades else None
-    every = len(grades) == len(timed)  # every timed launch graded: the floor and saving cover the kernel's time
+    # every timed launch but the small grids graded: the floor and saving cover the time they are not counted apart
+    every = len(grades) + len(small) == len(timed) and bool(timed)
+    saved = sum(((1.0 - (g.grade or 0.0)) * g.measured_s for g in grades), 0.0)
     shown = not reasons and grades and graded_s > 0
     return KernelGrade(
         kernel=kernel.name, launches=len(launches),
-        grade=1.0 - most / graded_s if shown and most is not None else None,
+        grade=1.0 - saved / graded_s if shown else None,
         datasheet_grade=min(1.0, sum(g.datasheet_floor_s or 0.0 for g in grades) / graded_s) if shown else None,
         interval=Interval(min(g.grade or 0.0 for g in grades), max(g.grade or 0.0 for g in grades))
         if shown and len(grades) > 1 else None,
         governing=_governing(grades), governing_name=_governing_name(grades), roof=_roof(grades, launches),
         measured_s=sum(g.measured_s for g in timed) if timed else None,
         floor_s=sum(g.floor_s or 0.0 for g in grades) if grades and every else None,
-        max_saving_s=most if every else None, per_launch=tuple(timed),
-        conditions=found, confidence=confidence(found) if shown else None, withheld=reasons, work=work, reason=why)
+        max_saving_s=saved if every else None, per_launch=tuple(timed),
+        conditions=found, confidence=confidence(found) if shown else None, withheld=reasons, work=work, reason=why,
+        small_grid_s=small_grid_time(launches, each))
+
+
+def _ungraded(small: bool, unmodelled: bool) -> tuple[Withheld, ...]:
+    """Why no launch of a kernel is graded: small grids (``SMALL_GRID_REASON``), launches without a time model
+    (``unmodelled``), or both; no time model where it has neither (no launch timed)."""
+    return ((Withheld.SMALL_GRID,) if small else ()) + ((Withheld.NO_TIME_MODEL,) if unmodelled or not small else ())
+
+
+def small_grid_time(launches: Sequence[LaunchAnalysis], each: Sequence[LaunchGrade | None]) -> float | None:
+    """The measured time of the small-grid launches (their grades ``each``, in the order of ``launches``): the
+    summary's small grids (``roofline.small_grid_time``), 0 where none is one; None where no timed launch has a
+    verdict (whether any is a small grid is not known)."""
+    known = [g for k, g in zip(launches, each, strict=True) if g is not None and k.verdict.bound is not None]
+    return sum((g.measured_s for g in known if g.small_grid), 0.0) if known else None
 
 
 def ungraded_reason(k: LaunchAnalysis, graded: LaunchGrade | None, spec: DeviceSpec | None,

@@ -5,6 +5,9 @@
 * GEMM-like: a matrix multiply or convolution by its name or instruction mix (``diagnostics.tensor_cores``), or a
   GEMM/convolution library kernel;
 * reduction: named so (``libraries.REDUCTION_NAME``), or DRAM writes under ``REDUCTION_WRITE_SHARE`` of its reads;
+* extra traffic: DRAM moving far more than the kernel's global loads and stores request (the requested bytes under
+  ``STREAMING_MIN_REUSE`` x the DRAM bytes): most of the traffic is not their data (local memory, the register
+  spills and per-thread arrays the requests leave out; texture or surface accesses), so it is no streaming kernel;
 * streaming: by reuse, each byte the kernel requests (its global L1 sectors x 32) coming from DRAM about once (the
   requested bytes at most ``STREAMING_MAX_REUSE`` x the DRAM bytes): nothing is reused, so tiling has nothing to
   keep on chip; a kernel whose requests are served from the caches several times over reuses data, whatever its
@@ -26,18 +29,22 @@ from roofline.core.thresholds import (
     REDUCTION_WRITE_SHARE,
     STREAMING_MAX_INTENSITY,
     STREAMING_MAX_REUSE,
+    STREAMING_MIN_REUSE,
     STREAMING_RIDGE_SHARE,
 )
+from roofline.core.units import waves as wave_count
 from roofline.ncu import metrics as m
 
-KindName = Literal["tiny_grid", "gemm", "reduction", "streaming", "general"]
+KindName = Literal["tiny_grid", "gemm", "reduction", "extra_traffic", "streaming", "general"]
 
 
 class KernelKind(Struct, frozen=True):
-    """The kind of a kernel and the measurement (or name) that says so."""
+    """The kind of a kernel and the measurement (or name) that says so; ``reuse``, where the kind rests on it, the
+    bytes the global loads and stores request per DRAM byte."""
 
     name: KindName
     why: str
+    reuse: float | None = None
 
 
 def kernel_kind(analysis: LaunchAnalysis, lib: Library | None, ridge: float | None = None) -> KernelKind:
@@ -45,7 +52,7 @@ def kernel_kind(analysis: LaunchAnalysis, lib: Library | None, ridge: float | No
     main precision against its limiting memory level (FLOP/byte), when known."""
     waves = analysis.occupancy.waves_per_sm if analysis.occupancy is not None else None
     if waves is not None and waves < FULL_WAVE:
-        return KernelKind("tiny_grid", f"{waves:.3g} waves per SM")
+        return KernelKind("tiny_grid", f"{wave_count(waves)} per SM")
     matmul = analysis.tensor_cores.matmul_like if analysis.tensor_cores is not None else ""
     if matmul or (lib is not None and lib.kind in ("gemm", "convolution")):
         return KernelKind("gemm", matmul or f"a {lib.name if lib else ''} {lib.kind if lib else ''} kernel")
@@ -56,10 +63,13 @@ def kernel_kind(analysis: LaunchAnalysis, lib: Library | None, ridge: float | No
     requested = _requested_bytes(analysis)
     if requested is not None and dram:
         reuse = requested / dram
+        if reuse < STREAMING_MIN_REUSE:
+            return KernelKind("extra_traffic", f"DRAM moves {1 / reuse:.2g}x the bytes its global loads and stores "
+                                               f"request ({reuse:.2g} requested bytes per DRAM byte)", reuse)
         if reuse <= STREAMING_MAX_REUSE:
             return KernelKind("streaming", f"each byte requested comes from DRAM about once ({reuse:.2g} requested "
-                                           "bytes per DRAM byte)")
-        return KernelKind("general", f"{reuse:.2g} requested bytes per DRAM byte: the caches serve reuse")
+                                           "bytes per DRAM byte)", reuse)
+        return KernelKind("general", f"{reuse:.2g} requested bytes per DRAM byte: the caches serve reuse", reuse)
     below = max(STREAMING_MAX_INTENSITY, STREAMING_RIDGE_SHARE * (ridge or 0.0))
     if flops is not None and dram and flops / dram < below:
         return KernelKind("streaming", f"{flops / dram:.3g} FLOP per DRAM byte{_unmeasured(analysis)}")

@@ -24,23 +24,25 @@ from roofline.core.kernel_families import classify
 
 
 class Library(Struct, frozen=True):
-    """A library a kernel belongs to, what the kernel does, and what its caller can change."""
+    """A library a kernel belongs to, what the kernel does, and what its caller can change. What depends on the GPU
+    is said by the advice (``analysis.advice``), from the data here: the 16-bit input types this GPU takes
+    (``half_inputs``), and whether FP32 data gains from TF32 Tensor Cores there (``tf32_mode``)."""
 
     name: str
     kind: str  # "gemm", "convolution", "fft", "collective", "primitive", "attention", "elementwise", "generated"
     caller_advice: str
     type_advice: str = ""  # the data-type change, for a call whose math ran on the CUDA cores
     small_advice: str = ""  # the change for a short launch or one of under a wave of blocks
+    tf32_mode: str = ""  # how a caller lets FP32 data run on TF32 Tensor Cores ("": the library has no such switch)
+    half_inputs: bool = False  # whether the data-type change names 16-bit inputs (the ones this GPU takes)
 
 
 _BLAS = Library("cuBLAS", "gemm", "choose the problem shape (M, N, K multiples of 8 or 16 let cuBLAS pick Tensor "
-                "Core kernels; for FP32 data only with TF32 enabled: torch.backends.cuda.matmul.allow_tf32 = True "
-                "or cublasSetMathMode(CUBLAS_TF32_TENSOR_OP_MATH)) and batch many small GEMMs into one batched or "
-                "strided-batched call",
-                "the math mode and data type (TF32 via cublasSetMathMode or torch.backends.cuda.matmul.allow_tf32, "
-                "FP16/BF16 inputs)")
+                "Core kernels) and batch many small GEMMs into one batched or strided-batched call",
+                "the data type", tf32_mode="torch.backends.cuda.matmul.allow_tf32 = True or "
+                "cublasSetMathMode(CUBLAS_TF32_TENSOR_OP_MATH)", half_inputs=True)
 _DNN = Library("cuDNN", "convolution", "choose the NHWC layout and a larger batch, and let cuDNN benchmark its "
-               "algorithms (cudnnFind*, torch.backends.cudnn.benchmark = True)", "the data type (FP16/BF16)")
+               "algorithms (cudnnFind*, torch.backends.cudnn.benchmark = True)", "the data type", half_inputs=True)
 _CUTLASS = Library("CUTLASS", "gemm", "choose the tile shape, a problem shape that is a multiple of the tile, and "
                    "split-K for small M x N", "the data type and math (Tensor Core) operator in the template "
                    "instantiation")

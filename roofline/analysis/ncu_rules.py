@@ -199,8 +199,9 @@ def _excess(m: re.Match[str]) -> float:
 
 
 _NUMBER = r"(\d+(?:\.\d+)?)"
+_STATED_PCT = re.compile(rf"\({_NUMBER}% of the (?:total|overall)")  # "(33% of the total 49152 sectors)"
 _SHARES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], float]], ...] = (
-    (re.compile(rf"\({_NUMBER}% of the (?:total|overall)"), _pct),  # uncoalesced sectors or wavefronts
+    (_STATED_PCT, _pct),  # uncoalesced sectors or wavefronts
     (re.compile(rf"which represent {_NUMBER}% of the overall"), _pct),  # bank conflicts
     (re.compile(rf"only {_NUMBER} of the {_NUMBER} bytes transmitted per sector are utilized"), _needed),
     (re.compile(rf"accesses {_NUMBER} bytes per thread per memory request;.*?results in {_NUMBER} sectors per "
@@ -302,15 +303,21 @@ def excess_share(excess: float | None, analysis: LaunchAnalysis, topic: str = f"
 
 
 def fewest_sectors(analysis: LaunchAnalysis, levels: tuple[str, ...] = ("l2", "dram")) -> float | None:
-    """The fewest sectors the launch moved at any of ``levels`` (L1 and DRAM as defined for the roofline, L2 all
-    its traffic) that moved any: excess sectors removed from the smallest count are the largest share, so a share
-    of it bounds what the change removes at each level; None unless every level is measured (a share of one level
-    bounds nothing at another) or none moved a sector."""
-    moved = [level_bytes(analysis, level) for level in levels]
-    if any(v is None for v in moved):
+    """The fewest sectors the launch moved at any of ``levels`` (``fewest_level``)."""
+    fewest = fewest_level(analysis, levels)
+    return fewest[1] if fewest is not None else None
+
+
+def fewest_level(analysis: LaunchAnalysis, levels: tuple[str, ...] = ("l2", "dram")) -> tuple[str, float] | None:
+    """The level of ``levels`` at which the launch moved the fewest sectors (L1 and DRAM as defined for the roofline,
+    L2 all its traffic), of those that moved any, and that count: excess sectors removed from the smallest count are
+    the largest share, so a share of it bounds what the change removes at each level; None unless every level is
+    measured (a share of one level bounds nothing at another) or none moved a sector."""
+    moved = [(level, level_bytes(analysis, level)) for level in levels]
+    if any(v is None for _, v in moved):
         return None
-    counts = [v / BYTES_PER_SECTOR for v in moved if v]
-    return min(counts) if counts else None
+    counts = [(level, v / BYTES_PER_SECTOR) for level, v in moved if v]
+    return min(counts, key=lambda lc: lc[1]) if counts else None
 
 
 def level_bytes(analysis: LaunchAnalysis, level: str) -> float | None:
@@ -357,13 +364,32 @@ def _item(r: RuleResult, about: Topic, cause_topic: Topic, analysis: LaunchAnaly
             return None  # no measured number behind it: nothing to rank or act on
         text += f" ({cause})"
     saved, how = _estimate(r, duration)
-    return Advice(kind="ncu_rule", title=f"ncu: {r.title or r.rule}", text=text, cause=cause, source="ncu",
-                  est_saved_s=saved, condition=f"ncu's {r.rule} rule ({r.section} section) reported it",
-                  estimate=how, topic=about.key, mechanism=about.mechanism,
-                  work_share=rule_share(r, analysis) if about.mechanism == "work" else None,
-                  excess_sectors=rule_excess(r, analysis) if about.mechanism == "work" else None,
+    share = rule_share(r, analysis) if about.mechanism == "work" else None
+    excess = rule_excess(r, analysis) if about.mechanism == "work" else None
+    return Advice(kind="ncu_rule", title=f"ncu: {r.title or r.rule}",
+                  text=text + _share_said(r, share, excess, analysis), cause=cause, source="ncu", est_saved_s=saved,
+                  condition=f"ncu's {r.rule} rule ({r.section} section) reported it",
+                  estimate=how, topic=about.key, mechanism=about.mechanism, work_share=share, excess_sectors=excess,
                   excess_ops=rule_excess_ops(r) if about.mechanism == "work" else (),
                   also=(source_name(r),), causes=(cause_topic.key,), ncu_local_pct=_local_pct(r, duration))
+
+
+def _share_said(r: RuleResult, share: float | None, excess: float | None, analysis: LaunchAnalysis) -> str:
+    """Where a memory-access rule's message states a percent other than the share of the work its saving rests on
+    (``rule_share``: ncu's 33% of the L2 sectors of global accesses, 42% of the kernel's DRAM sectors), the sentence
+    that says which sectors the share is of and why; "" otherwise."""
+    percent = _STATED_PCT.search(clean_rule_text(r.message))
+    stated = _pct(percent) if percent is not None else None
+    level = _cause_topic(r).key.removeprefix(COALESCING + ":")
+    fewest = fewest_level(analysis, _LEVELS_DOWN.get(level, ("l2", "dram")))
+    if share is None or excess is None or stated is None or fewest is None or round(100 * stated) == round(100 * share):
+        return ""
+    at, sectors = fewest
+    crossed = " and ".join(lv.upper() for lv in _LEVELS_DOWN.get(level, ("l2", "dram")))
+    return (f" The saving rests on {100 * share:.0f}% of the work, not the {100 * stated:.0f}% stated: the "
+            f"{excess:,.0f} excess sectors are {100 * share:.0f}% of the {sectors:,.0f} the kernel moved at "
+            f"{at.upper()}, the fewest of the levels they cross ({crossed}), and ncu's {100 * stated:.0f}% is of the "
+            "sectors of the accesses it names alone.")
 
 
 def source_name(r: RuleResult) -> str:

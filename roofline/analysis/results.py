@@ -649,20 +649,40 @@ class TimeModel(Struct, frozen=True):
     def floor_s(self) -> float | None:
         return self.terms[0].seconds if self.terms else None
 
-    @property
-    def reach_gap_s(self) -> float | None:
-        """The measured time above the floor at the peaks a kernel can reach (every term at ``Term.reach_s``, the
-        launch floor among them): the most a change that keeps the work saves, the grade's; None without a measured
-        time or unit terms."""
+    def reach_floor_term(self, tail: bool = True) -> Term | None:
+        """The term whose time at the peak a kernel can reach (``Term.reach_s``) is the largest, the first such in
+        the model's order: the floor every saving is measured to (the busiest unit, its tail in whole blocks per SM
+        or the launch floor); without ``tail``, with the blocks spread evenly over the SMs (the tail term left out).
+        None without a measured time or unit terms."""
         if self.measured_s is None or self.reason or not self.terms:
             return None
-        return max(0.0, self.measured_s - max(t.reach_s for t in self.terms))
+        terms = [t for t in self.terms if tail or t.kind != "tail"]
+        return max(terms, key=lambda t: t.reach_s, default=None)
+
+    def reach_gap(self, tail: bool = True) -> float | None:
+        """The measured time above the floor at the peaks a kernel can reach (``reach_floor_term``): the most a
+        change that keeps the work saves (the grade's), and the recoverable time (``within_reach``); without
+        ``tail``, what a change of the grid, which takes the tail away, is held to. None without a measured time or
+        unit terms."""
+        floor = self.reach_floor_term(tail)
+        if floor is None or self.measured_s is None:
+            return None
+        return max(0.0, self.measured_s - floor.reach_s)
+
+    @property
+    def reach_gap_s(self) -> float | None:
+        """``reach_gap`` with the tail: the grade's most saved keeping the work and grid."""
+        return self.reach_gap()
 
     def within_reach(self, saved: float) -> float:
-        """A recoverable time (the gap to the busiest unit's full peak) at most ``reach_gap_s``: the full peaks are
-        not all reachable, and no estimate claims time past the achievable ones."""
+        """A launch's recoverable time on its model: the time above its floor at the peaks a kernel can reach
+        (``reach_gap_s``), one definition of the busiest unit for the recoverable time and the grade's most saved,
+        so the one never exceeds the other. ``saved``, the gap to the busiest unit's full peak by the SpeedOfLight
+        throughputs (``roofline.recoverable_time``), stands where the model has no gap, and where it is 0: a small
+        grid, held back by its few blocks, not by a unit's peak (its time is counted apart), or a unit at its
+        peak."""
         gap = self.reach_gap_s
-        return saved if gap is None else min(saved, gap)
+        return saved if gap is None or saved == 0.0 else gap
 
     @property
     def roofs_only(self) -> bool:
@@ -734,6 +754,15 @@ class LaunchAnalysis(Struct, frozen=True):
     def grid_size(self) -> int | None:
         """Blocks in the grid (``launch__grid_size``, else the product of the grid's dimensions)."""
         return m.launch_size(self.launch, "grid")
+
+    @property
+    def intensity_leaves_out(self) -> tuple[str, ...]:
+        """The precisions whose FLOPs are not measured where the intensities count the others (``roofline.intensity``):
+        each intensity with a value is then a lower bound, which the reports say; () where every precision is
+        measured, or where no intensity has a value (each null says why)."""
+        if not any(v.value is not None for v in self.intensity.values()):
+            return ()
+        return tuple(p for p, v in self.flops.items() if v.value is None)
 
     @property
     def main_precision(self) -> str | None:

@@ -24,8 +24,10 @@ from roofline.analysis.launches import Columns, Figure, KernelGroup, KernelSprea
 from roofline.analysis.results import (
     InvertedLevel,
     LaunchAnalysis,
+    PeakKind,
     RoofPosition,
     Side,
+    Term,
     Value,
     Verdict,
     counted_flops,
@@ -104,7 +106,8 @@ def report_ceilings(launch: KernelLaunch, device: Device, tensor_dtype: str,
 def _clock_note(clock: float, maximum: float | None, base: float | None = None, read: bool = True,
                 duration_s: float | None = None) -> str:
     """What the measured SM clock says of ncu's clock control: at the GPU's maximum, at the spec's base clock (within
-    CLOCK_TOLERANCE), below or above it; "locked to base" is only assumed where the spec has no base clock. A clock
+    CLOCK_TOLERANCE), below or above it; not judged where the spec has no base clock (ncu's default lock is named,
+    not claimed: launches of one report can run at clocks 25% apart there, not all at base). A clock
     not ``read`` from a clock metric (SM cycles over the duration) or over a launch ``metrics.too_short_for_clock``
     is not called held down below base (as ``metrics.clock_judged``)."""
     measured = f"measured SM clock {clock / 1e9:.3g} GHz" if read else \
@@ -117,7 +120,7 @@ def _clock_note(clock: float, maximum: float | None, base: float | None = None, 
     if maximum and clock >= UNLOCKED_CLOCK_SHARE * maximum:
         return f"{measured}, the GPU's maximum: not locked (--clock-control none)"
     if not base:
-        return f"{measured}, locked to base unless --clock-control none"
+        return f"{measured}, not judged: the spec gives no base clock (ncu locks base unless --clock-control none)"
     if abs(clock - base) <= CLOCK_TOLERANCE * base:
         return f"{measured}, locked to base ({base / 1e9:.3g} GHz)"
     if clock < base:
@@ -304,10 +307,15 @@ def _absent_as(source: Value, reason: str) -> Value:
 
 
 def intensity(flops: Mapping[str, Value], moved: Mapping[str, Value]) -> dict[str, Value]:
-    """FLOPs of all precisions per byte at each level (FLOP/byte)."""
+    """FLOPs of all precisions per byte at each level (FLOP/byte). Where a precision's FLOPs are not measured, the
+    intensity counts the measured ones, a lower bound that says so (its ``via``; as data,
+    ``LaunchAnalysis.intensity_leaves_out``), unless they count none: the kernel may do all of its math in the
+    precision not measured, so its intensity is not measured either (None with that precision's reason), never
+    0."""
     known = list(counted_flops(flops).values())
     unmeasured = [p for p, v in flops.items() if v.value is None]
     first = next((v for v in flops.values() if v.value is None and v.cause is not None), None)
+    none_counted = bool(known) and bool(unmeasured) and not any(nonzero(v) for v in known)
     out = {}
     for level, b in moved.items():
         if not known:
@@ -315,12 +323,22 @@ def intensity(flops: Mapping[str, Value], moved: Mapping[str, Value]) -> dict[st
             out[level] = _absent_as(first, reason) if first is not None else Value(None, reason)
         elif b.value is None:
             out[level] = _absent_as(b, b.reason)
+        elif none_counted:
+            out[level] = _partly_counted(flops, unmeasured, first)
         elif shared(b.value == 0):
             out[level] = Value(None, f"no bytes moved at {level}: intensity is unbounded")
         else:
             left_out = f" (leaves out unmeasured {', '.join(unmeasured)})" if unmeasured else ""
             out[level] = Value(sum(known) / b.value, via=f"FLOPs / {level} bytes{left_out}")
     return out
+
+
+def _partly_counted(flops: Mapping[str, Value], unmeasured: Sequence[str], first: Value | None) -> Value:
+    """The intensity of a launch whose measured precisions count no FLOPs while others are not measured: not
+    measured, with the reason of those precisions (and, as data, the metrics they lack)."""
+    why = "; ".join(f"{NAMES[p]} ({flops[p].reason})" if flops[p].reason else NAMES[p] for p in unmeasured)
+    reason = f"FLOPs not measured in full: the measured precisions count none, and these are not measured: {why}"
+    return _absent_as(first, reason) if first is not None else Value(None, reason)
 
 
 def inverted_levels(traffic: Mapping[str, m.Traffic], l2_total: Value) -> tuple[InvertedLevel, ...]:
@@ -456,8 +474,22 @@ def _per_cohort(groups: Sequence[tuple[list[int], Cohort]], device: Device,
 
     run = cast("Callable[[Cohort], T]", fn)
     with np.errstate(all="ignore"):  # overflow to inf and 0/0 to NaN, silently, as with Python's floats
-        return [([rows[i] for i in at], run(part)) for rows, cohort in groups
-                for at, part in tensor_parts(cohort, device)]
+        return [([rows[at[i]] for i in within], run(sub)) for rows, cohort in groups
+                for at, part in tensor_parts(cohort, device) for within, sub in flop_parts(part, device)]
+
+
+def flop_parts(cohort: Cohort, device: Device) -> list[tuple[list[int], Cohort]]:
+    """The cohort in parts whose launches agree on whether their measured FLOPs are all zero, each part with its
+    positions in the cohort: ``intensity`` chooses between a value and "not measured" by it, and the FP16 FLOPs
+    less the HFMA2 register moves (``ncu.metrics.cuda_core_flops``) can be zero in one launch and not in another
+    holding the same metrics."""
+    import numpy as np
+
+    launch = cast("KernelLaunch", cohort)  # a cohort stands in for a launch in the formulas
+    values = [m.cuda_core_flops(launch, p).value for p in ("fp64", "fp32", "fp16")]
+    known = [np.asarray(v) == 0 for v in (*values, m.tensor_flops(launch, device)[0].value) if v is not None]
+    zero = functools.reduce(np.logical_and, known) if known else False  # scalars (shared) and arrays broadcast
+    return cohort.split(zero if np.ndim(zero) else bool(zero))
 
 
 def tensor_parts(cohort: Cohort, device: Device) -> list[tuple[list[int], Cohort]]:
@@ -539,25 +571,47 @@ def report_level_ceilings(launches: Sequence[LaunchAnalysis],
     shows: each roof the median over the launches weighted by their time (a launch counts for its time: short
     launches run at other clocks), the measured roofs only where any launch has one (a datasheet fallback is never
     mixed into a measured median), the tensor roof over the launches whose roof is for the Tensor Core type shown
-    (``shown_tensor_dtype``)."""
+    (``shown_tensor_dtype``). A set without any roof (the measured-clock set of a report without peak counters)
+    takes its clock note from the launch at the time-weighted median SM clock, the launch the other sets' medians
+    describe, not from the first launch."""
     dtype = shown_tensor_dtype(launches)
     out: dict[CeilingSet, Ceilings] = {}
+    at_clock: LaunchAnalysis | None | bool = False  # the launch at the median clock, found when first needed
     for source in sources:
         timed = [(k.ceilings[source], k.duration_s.value or 0.0) for k in launches if source in k.ceilings]
-        if timed:
-            out[source] = _median_set(source, timed, dtype)
+        if not timed:
+            continue
+        if at_clock is False and not any(c.roof(key) is not None for c, _ in timed for key in (*PRECISIONS, *LEVELS)):
+            at_clock = at_the_median_clock(launches)
+        lead = at_clock.ceilings.get(source) if isinstance(at_clock, LaunchAnalysis) else None
+        out[source] = _median_set(source, timed, dtype, lead)
     return out
 
 
-def _median_set(source: CeilingSet, timed: Sequence[tuple[Ceilings, float]], dtype: str) -> Ceilings:
+def at_the_median_clock(launches: Sequence[LaunchAnalysis]) -> LaunchAnalysis | None:
+    """The launch at the time-weighted median SM clock; None where no launch has a clock."""
+    clocked = [(clock, k.duration_s.value or 0.0, k) for k in launches
+               if (clock := m.sm_clock_hz(k.launch).value) is not None and math.isfinite(clock) and clock > 0]
+    if not clocked:
+        return None
+    weights = [w if math.isfinite(w) and w > 0 else 0.0 for _, w, _ in clocked]
+    median = weighted_median([c for c, _, _ in clocked], weights)
+    return next((k for clock, _, k in clocked if clock == median), None)
+
+
+def _median_set(source: CeilingSet, timed: Sequence[tuple[Ceilings, float]], dtype: str,
+                at_median_clock: Ceilings | None = None) -> Ceilings:
     sets = [c for c, _ in timed]
     same_type = [(c, w) for c, w in timed if c.tensor_dtype == dtype] or list(timed)
     roofs = {key: _weighted_roof(same_type if key == "tensor" else timed, key) for key in (*PRECISIONS, *LEVELS)}
     flops = {p: roofs[p][0] for p in PRECISIONS}
     bandwidth = {level: roofs[level][0] for level in LEVELS}
-    lead = _at_the_median([c for c, _ in same_type], {key: value for key, (value, _) in roofs.items()})
     shown = {key: value for key, (value, _) in roofs.items()}
-    pooled = POOLED_NOTE.format(len(sets)) if roofs_differ(sets, shown, lead.tensor_dtype) else ""
+    lead = _at_the_median([c for c, _ in same_type], shown, at_median_clock)
+    # no roof to compare: the launches' clocks (their notes' clock part) tell whether they ran at different clocks
+    differ = roofs_differ(sets, shown, lead.tensor_dtype) if any(v is not None for v in shown.values()) else \
+        len({c.clock for c in sets}) > 1
+    pooled = POOLED_NOTE.format(len(sets)) if differ else ""
     note = "; ".join(part for part in (lead.clock_note, pooled) if part)
     missing = {key: why for c in reversed(sets) for key, why in c.missing.items() if roofs[key][0] is None}
     scaled = {key: _nearest(sets, key, roofs[key][0]).scaled[key] for key in (*PRECISIONS, *LEVELS) if roofs[key][1]}
@@ -621,13 +675,15 @@ def _nearest(sets: Sequence[Ceilings], key: str, median: float | None) -> Ceilin
     return min(scaled, key=lambda c: abs((c.roof(key) or 0.0) - (median or 0.0)))
 
 
-def _at_the_median(sets: Sequence[Ceilings], roofs: Mapping[str, float | None]) -> Ceilings:
+def _at_the_median(sets: Sequence[Ceilings], roofs: Mapping[str, float | None],
+                   at_median_clock: Ceilings | None = None) -> Ceilings:
     """The set whose first known roof is nearest its median: the launch at the median clock, whose clock note
-    describes the median roofs (the first set where no roof is known)."""
+    describes the median roofs; where no roof is known, ``at_median_clock`` (the launch at the time-weighted median
+    SM clock), else the first set."""
     key = next((k for k in (*PRECISIONS, *LEVELS) if roofs.get(k) is not None), None)
     median = roofs.get(key) if key is not None else None
     if key is None or median is None:
-        return sets[0]
+        return at_median_clock if at_median_clock is not None else sets[0]
     known = [c for c in sets if c.roof(key) is not None]
     return min(known, key=lambda c: abs(cast(float, c.roof(key)) - median), default=sets[0])
 
@@ -695,8 +751,9 @@ def small_grid_time(duration: np.ndarray, bound: np.ndarray) -> np.ndarray:
 
 
 def recoverable_s(launch_analysis: LaunchAnalysis) -> float | None:
-    """``recoverable_time`` of one launch's analysis, at most what its time model lets a change keeping the work
-    save (``launches.within_reach``)."""
+    """A launch's recoverable time: where it has a time model, the time above its floor at the peaks a kernel can
+    reach (``TimeModel.within_reach``: the grade's most saved, one definition of the busiest unit for both), else
+    ``recoverable_time`` of its throughputs; 0 for a small grid either way (its time is counted apart)."""
     saved = _recoverable(launch_analysis, launch_analysis.verdict.bound)
     model = launch_analysis.time_model
     return model.within_reach(saved) if saved is not None and model is not None else saved
@@ -721,9 +778,14 @@ def attained_pct(analysis: LaunchAnalysis, whole_blocks: bool = True) -> float |
 
 
 def gap_formula(analysis: LaunchAnalysis, whole_blocks: bool = True) -> str:
-    """How ``headroom_s`` and ``recoverable_s`` are obtained for this launch, as the estimates quote it: the gap to
-    the busiest unit's peak (in whole blocks per SM where that binds and ``whole_blocks``), and where it binds, the
-    launch floor."""
+    """How ``headroom_s`` and ``recoverable_s`` are obtained for this launch, as the estimates quote it: on its time
+    model, measured minus the floor at the peaks a kernel can reach, that floor's term named with its time and the
+    peak it is at (with the blocks spread evenly without ``whole_blocks``); without one, the gap to the busiest
+    unit's peak (in whole blocks per SM where that binds and ``whole_blocks``), and where it binds, the launch
+    floor."""
+    floor = reach_floor_text(analysis, whole_blocks)
+    if floor:
+        return f"measured - {floor}"
     attained, duration = attained_pct(analysis, whole_blocks), analysis.duration_s.value
     binds = whole_blocks and attained is not None and attained != attained_pct(analysis, False)
     text = f"duration x (1 - {pct(attained)}{WHOLE_BLOCKS_WORDS if binds else ''})"
@@ -732,15 +794,40 @@ def gap_formula(analysis: LaunchAnalysis, whole_blocks: bool = True) -> str:
     return text
 
 
+def reach_floor_text(analysis: LaunchAnalysis, whole_blocks: bool = True) -> str:
+    """The launch's floor at the peaks a kernel can reach, as the advice names it: "the floor at the peaks a kernel
+    can reach (DRAM, 4.65 ms, at its achievable bandwidth)" (its term, its time and the peak it is at; the blocks
+    spread evenly without ``whole_blocks``); "" without a time model that has one."""
+    model = analysis.time_model
+    floor = model.reach_floor_term(whole_blocks) if model is not None else None
+    if floor is None:
+        return ""
+    return f"the floor at the peaks a kernel can reach ({floor.name}, {seconds(floor.reach_s)}{_peak_words(floor)})"
+
+
 WHOLE_BLOCKS_WORDS = ", the busiest unit in the SMs in whole blocks per SM"
+# The peak a floor term's time is at, as the estimates quote it (``Term.peak_kind``; the datasheet's says nothing).
+PEAK_WORDS = {PeakKind.CALIBRATED: "at its calibrated roof", PeakKind.ACHIEVABLE: "at its achievable bandwidth",
+              PeakKind.REACHED: "at the bandwidth the launch itself reached"}
+
+
+def _peak_words(term: Term) -> str:
+    """", at its achievable bandwidth" and the like for a floor term measured to a peak below the datasheet's; ""
+    for the datasheet's peak and the launch floor."""
+    words = PEAK_WORDS.get(term.peak_kind) if term.achievable_s is not None and term.kind != "launch" else None
+    return f", {words}" if words else ""
 
 
 def headroom_s(analysis: LaunchAnalysis, whole_blocks: bool = True) -> float | None:
-    """The time above the busiest unit's peak, small grids included: the most that hiding latency or raising
-    occupancy can save, since neither lets a unit run past its peak (``recoverable_time`` without its small-grid
-    rule). Without ``whole_blocks``, the gap with the blocks spread evenly over the SMs: what a change of the grid,
-    which takes the tail of whole blocks away, is held to."""
-    return _recoverable(analysis, None, whole_blocks)
+    """The most that hiding latency or raising occupancy can save, small grids included, since neither lets a unit
+    run past the peak it can reach: on the launch's time model, the time above its floor at those peaks
+    (``TimeModel.reach_gap``, the figure of the verdict's own item and the grade); without one, the gap to the
+    busiest unit's peak (``recoverable_time`` without its small-grid rule). Without ``whole_blocks``, with the
+    blocks spread evenly over the SMs: what a change of the grid, which takes the tail of whole blocks away, is held
+    to."""
+    model = analysis.time_model
+    gap = model.reach_gap(whole_blocks) if model is not None else None
+    return gap if gap is not None else _recoverable(analysis, None, whole_blocks)
 
 
 def _recoverable(analysis: LaunchAnalysis, bound: str | None, whole_blocks: bool = True) -> float | None:

@@ -88,8 +88,11 @@ def format_for_output(kind: Kind, fmt: str, output: Path | None, given: bool,
                       option: str = OUTPUT_OPTION[0]) -> str:
     """The format to write: ``fmt`` when --format was ``given``, else the one the extension of ``output`` names
     (``format_by_extension``). UsageError, before any work, for a name whose extension belongs to another format
-    or to an image (a table would go into ``x.html``): the file would hold something its name says it is not. A
-    ``.txt`` name takes any text, and a name with another extension (or none) any format."""
+    or to an image (a table would go into ``x.html``): the file would hold something its name says it is not; and,
+    without --format, for a name whose extension (or none) names no format (``x.xyz``): the extension chooses the
+    format, so one that chooses none is refused naming the known ones, not written as the default (a folder, a
+    device or a FIFO of that name is left to the writer, whose refusal names it). A ``.txt`` name takes any text,
+    and with --format given a name with another extension (or none) any format."""
     from roofline.errors import UsageError
     from roofline.render.base import draws_images, format_by_extension, known_extensions
     from roofline.render.mpl import PLOT_SUFFIXES
@@ -97,10 +100,16 @@ def format_for_output(kind: Kind, fmt: str, output: Path | None, given: bool,
     if output is None or str(output) == STDOUT:
         return fmt
     ext, named = extension(output.name), format_by_extension(kind, output.name)
-    if ext not in known_extensions() or (given and (named == fmt or ext == ".txt")):
+    if given and (ext not in known_extensions() or named == fmt or ext == ".txt"):
         return fmt
     if not given and named is not None:
         return named
+    if not given and ext not in known_extensions():
+        if _not_a_file(output):
+            return fmt
+        what = f"a {ext} file" if ext else "a name without an extension"
+        raise UsageError(f"{option} {output}: {what}, and without --format the extension chooses the format",
+                         f"end the name with one of {by_extension(kind)}, or give --format")
     own = extension(find_format(kind, fmt).suffix)
     if named is not None:
         fix = f"give --format {named}, or end the name with {own}"
@@ -112,6 +121,12 @@ def format_for_output(kind: Kind, fmt: str, output: Path | None, given: bool,
         fix += "; --plot writes an image"
     what = f"--format {fmt} writes {fmt}" if given else f"this command writes {', '.join(format_names(kind))}"
     raise UsageError(f"{option} {output}: a {ext} file, and {what}", fix)
+
+
+def _not_a_file(path: Path) -> bool:
+    """Whether ``path`` exists as something other than a regular file (a folder, a device, a FIFO): the writer
+    refuses it with its own reason (``output.replaceable``), which is the one to give."""
+    return os.path.lexists(path) and not os.path.isfile(path)
 
 
 def output_format_class(command_class: type | None, kind: Kind, output_param: str,

@@ -22,7 +22,10 @@ class GroupBar(Struct, frozen=True):
     """One group's bar: its time summed over the reports (with a time) and the recoverable part of it (None where
     a report does not know it), in seconds; the same in the panel's unit with the part not recoverable
     (``attained``, the recoverable part 0 where unknown); its share of the reports' time in percent (None without
-    their whole time)."""
+    their whole time); and the small-grid part, counted apart as the summary's text counts it (``small_grid_s``:
+    None where no report knows it; ``small_grid`` in the panel's unit, within ``attained``, and ``peak_bound``, the
+    rest of ``attained``: the time held by the units' peaks and the launch floor). Drawn from the left: peak-bound,
+    small grids (from ``peak_bound``), recoverable (from ``attained``)."""
 
     total_s: float
     recoverable_s: float | None
@@ -30,6 +33,9 @@ class GroupBar(Struct, frozen=True):
     attained: float
     recoverable: float
     share_pct: float | None
+    small_grid_s: float | None = None
+    small_grid: float = 0.0
+    peak_bound: float = 0.0
 
 
 class MergedGroup(Struct, frozen=True):
@@ -98,8 +104,12 @@ def _bar(rows: Sequence[SummaryRow], times: Sequence[float], scale: float, total
     total = sum(times)
     recoverable = [r.group.recoverable_s for r in rows]
     known = None if any(x is None for x in recoverable) else sum(x or 0.0 for x in recoverable)
-    return GroupBar(total, known, total / scale, (total - (known or 0.0)) / scale, (known or 0.0) / scale,
-                    100.0 * total / total_s if total_s else None)
+    small = [r.group.small_grid_s for r in rows if r.group.small_grid_s is not None]
+    grid = sum(small) if small else None
+    attained = total - (known or 0.0)
+    return GroupBar(total, known, total / scale, attained / scale, (known or 0.0) / scale,
+                    100.0 * total / total_s if total_s else None, grid, (grid or 0.0) / scale,
+                    (attained - (grid or 0.0)) / scale)
 
 
 def _merged_rank(rows: Sequence[SummaryRow]) -> tuple[bool, float, int]:

@@ -372,9 +372,10 @@ def _governing(groups: Sequence[LaunchProjection]) -> str | None:
 
 def _no_dram(spec: DeviceSpec) -> str:
     """Why a GPU has no achievable DRAM bandwidth (the DRAM terms then go at the datasheets' ratio)."""
-    return (f"not known: the spec {spec.id} gives no memory.achievable_bandwidth_bytes_per_s and its memory type "
-            f"{spec.memory_type!r} has no default in architecture/memory.yaml; DRAM terms go at the datasheet "
-            f"bandwidths' ratio")
+    kind = (f"its memory type {spec.memory_type!r} has no default in architecture/memory.yaml" if spec.memory_type
+            else "it gives no memory type (a spec derived from the report's device attributes has none)")
+    return (f"not known: the spec {spec.id} gives no memory.achievable_bandwidth_bytes_per_s and {kind}; DRAM terms "
+            "go at the datasheet bandwidths' ratio")
 
 
 def _none(target: DeviceSpec, clock: str, why: str) -> WorkloadProjection:

@@ -29,14 +29,14 @@ from roofline.core.units import seconds
 from roofline.errors import ReportError, UsageError
 
 # What the recoverable time counts (analysis.recoverable_s), said wherever it is shown.
-RECOVERABLE_COUNTS = ("recoverable = each launch's time above its busiest unit's peak (the largest of the SM and "
+RECOVERABLE_COUNTS = ("recoverable = each launch's time above its floor at the peaks a kernel can reach, where it "
+                      "has a time model (the grade's most saved keeping the work and grid: a full peak is not "
+                      "always reachable), else its time above its busiest unit's peak (the largest of the SM and "
                       "memory throughputs, percent of roof and the busiest SM unit in whole blocks per SM), at "
-                      "most its time above the launch floor "
-                      f"({seconds(LAUNCH_FLOOR_S)}) and, where the launch has a time model, above its floor at the "
-                      "peaks a kernel can reach (the grade's most saved keeping the work and grid: a full peak is "
-                      "not always reachable); small-grid launches (too few blocks to fill the GPU) "
-                      "are not held back by a unit's peak, so their time is counted apart as small grids (more or "
-                      "smaller blocks, batching or fusion is their fix)")
+                      f"most its time above the launch floor ({seconds(LAUNCH_FLOOR_S)}); small-grid launches (too "
+                      "few blocks to fill the GPU) "
+                      "are not held back by a unit's peak, so their time is counted apart as small grids, by the "
+                      "grade too (more or smaller blocks, batching or fusion is their fix)")
 
 
 # What the time to gain counts (analysis.advice.time_to_gain), said wherever the summary shows it.

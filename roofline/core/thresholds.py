@@ -52,6 +52,10 @@ THIN_SAMPLES = 30
 STREAMING_MAX_INTENSITY = 1.0  # FLOP per DRAM byte up to which a kernel streams (elementwise FP32: 1-2 per 8-12 B)
 STREAMING_RIDGE_SHARE = 0.1  # a kernel under this share of a high ridge point also streams: no reuse worth tiling
 STREAMING_MAX_REUSE = 1.5  # requested bytes per DRAM byte up to which each byte is used about once: streaming
+# ... and below which DRAM moves more than twice what the global loads and stores request: most of its traffic is
+# not their data (local memory: spills; texture, surface), not one use per byte (A40 julia_frb: 0.11, local memory
+# 95% of the L1 sectors; an H200 strided gather, DRAM fetching whole 64-byte pairs of sectors: 0.53, streaming)
+STREAMING_MIN_REUSE = 0.5
 REDUCTION_WRITE_SHARE = 1.0 / 16.0  # DRAM bytes written over bytes read below which a kernel reduces its input
 # Tensor Cores (``analysis.diagnostics.tensor_cores``). A kernel looks like a matrix multiply by instruction mix and
 # reuse together when nearly all of its FLOPs are FMAs AND it reuses what it loads at every level, L1 included: the

@@ -90,6 +90,12 @@ def counted(count: int, noun: str) -> str:
     return f"{count} {noun}es" if noun.endswith(("s", "sh", "ch", "x")) else f"{count} {noun}s"
 
 
+def waves(value: float) -> str:
+    """A wave count to 3 significant digits with its noun: ``1.0`` -> ``"1 wave"``, ``0.5`` -> ``"0.5 waves"``."""
+    shown = f"{value:.3g}"
+    return f"{shown} wave" if shown == "1" else f"{shown} waves"
+
+
 def middle_cut(text: str, width: int) -> str:
     """``text`` in at most ``width`` characters, an ellipsis in place of its middle when it is longer: the start
     and the end of a kernel name (its function and its last arguments) say more than either alone."""

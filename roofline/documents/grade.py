@@ -1,8 +1,9 @@
 """The ``grade`` document (``roofline grade -f json``): each kernel's grade against the roof of the work it does
 (``analysis.grade``), its datasheet grade and interval, the unit and roof that govern it, the most a what-if that
-keeps the work saves, the conditions of the measurement with the ncu option that fixes each, the confidence, and
-why a grade is withheld (with the work found against a baseline report). Enums are written as their values; every
-null of a kernel, a launch or the document has its reason under that object's ``missing``."""
+keeps the work and grid saves, its small-grid time (counted apart, as the summary counts it), the conditions of the
+measurement with the ncu option that fixes each, the confidence, and why a grade is withheld (with the work found
+against a baseline report). Enums are written as their values; every null of a kernel, a launch or the document has
+its reason under that object's ``missing``."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from msgspec import Struct
 from msgspec.structs import replace
 
 from roofline.analysis.grade import (
+    SMALL_GRID_REASON,
     Condition,
     ConditionKind,
     Confidence,
@@ -89,13 +91,16 @@ class LaunchGradeDoc(Struct, frozen=True):
     fraction: Number
     fraction_source: str
     metric: str
+    small_grid: bool = False  # a small-grid launch: not graded (too few blocks: the grid sets its time), its time
+    # counted apart under the kernel's small_grid_s; its nulls' reason says so under ``missing``
     missing: dict[str, str] = {}
 
 
 class KernelGradeDoc(Struct, frozen=True):
     """A kernel's grade (null where withheld: the reasons under ``withheld``), time-weighted over its graded
-    launches; its measured time over every timed launch; no confidence where there is no grade; each null's reason
-    under ``missing``."""
+    launches; its measured time over every timed launch; its floor and most saved over the graded launches, its
+    small-grid launches' time apart (``small_grid_s``: not graded, as the summary leaves it out of the recoverable
+    time); no confidence where there is no grade; each null's reason under ``missing``."""
 
     kernel: str
     launches: int
@@ -107,7 +112,8 @@ class KernelGradeDoc(Struct, frozen=True):
     roof: str | None
     measured_s: Number
     floor_s: Number
-    max_saving_s: Number
+    max_saving_s: Number  # the most a what-if keeping the work and grid saves: 0 where every launch is a small grid
+    small_grid_s: Number  # the small-grid launches' time, counted apart (0 where none)
     confidence: Confidence | None
     conditions: list[ConditionDoc]
     withheld: list[Withheld]
@@ -151,7 +157,7 @@ def kernel_doc(k: KernelGrade, per_launch: bool = True) -> KernelGradeDoc:
     interval = IntervalDoc(k.interval.low, k.interval.high, k.interval.method) if k.interval is not None else None
     doc = KernelGradeDoc(
         k.kernel, k.launches, number(k.grade), number(k.datasheet_grade), interval, k.governing, k.governing_name,
-        k.roof, number(k.measured_s), number(k.floor_s), number(k.max_saving_s), k.confidence,
+        k.roof, number(k.measured_s), number(k.floor_s), number(k.max_saving_s), number(k.small_grid_s), k.confidence,
         [condition_doc(c) for c in k.conditions], list(k.withheld), work_doc(k.work) if k.work is not None else None,
         [launch_doc(g) for g in k.per_launch] if per_launch else [])
     return replace(doc, missing=kernel_missing(k, doc))
@@ -159,11 +165,14 @@ def kernel_doc(k: KernelGrade, per_launch: bool = True) -> KernelGradeDoc:
 
 def kernel_missing(k: KernelGrade, doc: KernelGradeDoc) -> dict[str, str]:
     """The reason of each null of a kernel's document ``doc``: the grade withheld (for ``no_time_model`` the time
-    model's reason, as a launch's; else see ``withheld``), no launch graded, launches left ungraded, no confidence
-    without a grade, no baseline."""
+    model's reason, as a launch's; else see ``withheld``), no launch graded (every one a small grid, or none with a
+    time model), launches left ungraded, no confidence without a grade, no baseline, no verdict to tell small
+    grids by."""
     graded = sum(g.grade is not None for g in k.per_launch)
-    ungraded = f"no launch graded: {k.reason or NO_UNIT_TERM}"
-    part = (f"{len(k.per_launch) - graded} of the {len(k.per_launch)} timed launches not graded ({k.reason}): no "
+    unit = sum(not g.small_grid for g in k.per_launch)  # timed launches not counted apart as small grids
+    ungraded = f"no launch graded: {k.reason or NO_UNIT_TERM}" if k.reason or not k.per_launch else \
+        f"no launch graded: {SMALL_GRID_REASON}"
+    part = (f"{unit - graded} of the {unit} timed launches that are no small grid not graded ({k.reason}): no "
             "figure for the kernel's whole time" if graded else ungraded)
     unmodelled = Withheld.NO_TIME_MODEL in k.withheld  # the one reason the enum alone does not give in full
     why = {
@@ -173,6 +182,7 @@ def kernel_missing(k: KernelGrade, doc: KernelGradeDoc) -> dict[str, str]:
         "roof": ungraded if doc.governing is None else "no memory level governs and no FLOPs counted",
         "measured_s": f"no launch has a measured time: {k.reason or 'not measured'}",
         "floor_s": part, "max_saving_s": part,
+        "small_grid_s": "no timed launch has a verdict: whether any is a small grid is not known",
         "confidence": "no grade",
         "work": NO_BASELINE,
     }
@@ -186,7 +196,8 @@ def kernel_missing(k: KernelGrade, doc: KernelGradeDoc) -> dict[str, str]:
 
 # Why a condition's figure is null, by its kind: a state without a figure, or a figure without an expectation.
 CONDITION_NULLS = {
-    ConditionKind.CLOCK: {"measured": "the report gives no SM clock for the launches",
+    ConditionKind.CLOCK: {"measured": "the report gives no SM clock for the launches (none where ncu measured no "
+                                      "launch: state not_measured)",
                           "expected": "the spec gives no base clock to compare with"},
     ConditionKind.CACHE: {"measured": "a state, not a figure (its state)",
                           "expected": "a state, not a figure"},
@@ -234,9 +245,10 @@ def differs_on_doc(m: Measure) -> DiffersOnDoc:
 
 
 def launch_doc(g: LaunchGrade) -> LaunchGradeDoc:
-    """One launch; where it is not graded, each null with its reason (the time model's)."""
+    """One launch; where it is not graded, each null with its reason (the time model's, or a small grid's)."""
     doc = LaunchGradeDoc(g.measured_s, number(g.floor_s), number(g.datasheet_floor_s), number(g.grade),
-                         number(g.datasheet_grade), g.governing, number(g.fraction), g.fraction_source, g.metric)
+                         number(g.datasheet_grade), g.governing, number(g.fraction), g.fraction_source, g.metric,
+                         g.small_grid)
     keys = ("floor_s", "datasheet_floor_s", "grade", "datasheet_grade", "governing", "fraction")
     return replace(doc, missing={key: g.reason if getattr(g, key) is None else NOT_FINITE for key in keys
                                  if getattr(doc, key) is None})

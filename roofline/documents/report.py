@@ -457,6 +457,8 @@ class Kernel(Struct, frozen=True):
     bytes: dict[str, Number]
     bytes_per_s: dict[str, Number]
     intensity: dict[str, Number]
+    # the precisions whose FLOPs are not measured where the intensities count the others: each intensity a lower bound
+    intensity_leaves_out: list[str]
     definitions: dict[str, str]
     level_notes: list[str]
     ceilings: dict[str, CeilingsDoc | None]
@@ -656,7 +658,8 @@ def kernel_doc(analysis: LaunchAnalysis, reasons: Reasons, no_spec_reason: str, 
         shared_mem_per_block_bytes=launch.shared_mem_per_block_bytes,
         duration_s=duration_s, time_share=number(analysis.time_share), flops=flops,
         tensor_flops_by_type=dict(analysis.tensor_flops_by_type), flop_per_s=flop_per_s, bytes=bytes_,
-        bytes_per_s=bytes_per_s, intensity=intensity, definitions=_definitions(analysis),
+        bytes_per_s=bytes_per_s, intensity=intensity, intensity_leaves_out=list(analysis.intensity_leaves_out),
+        definitions=_definitions(analysis),
         level_notes=[words.level_note(level) for level in analysis.inverted_levels], ceilings=ceilings,
         ceilings_used=analysis.roof.ceilings, pct_of_roof=number(analysis.roof.pct_of_roof),
         limiter=analysis.roof.limiter,

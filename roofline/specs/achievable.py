@@ -42,7 +42,7 @@ def sustained_clock(spec: DeviceSpec) -> Sourced:
     if ruled is not None:
         return ruled
     return Sourced(spec.boost_clock_hz, "the boost clock (the spec gives neither sustained_clock_hz nor "
-                                        "board_power_w: held under load)")
+                                        "board_power_w: no limit under load is known, so none is taken)")
 
 
 def power_limited_clock(spec: DeviceSpec, watts_per_lane_ghz: float = WATTS_PER_LANE_GHZ) -> Sourced | None:

@@ -125,25 +125,49 @@ def _roof_floor(k: Any, spec: Any, duration: float, sm_count: int | None) -> flo
     return max(terms) if len(terms) > 1 else None
 
 
+SM_PCT, MEMORY_PCT = ("sm__throughput.avg.pct_of_peak_sustained_elapsed",
+                      "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed")
+WAVES = "launch__waves_per_multiprocessor"
+LOW_PCT = 60.0  # ncu's SpeedOfLight rule: both throughputs under this and under one wave is a small grid
+
+
+def small_grid(k: Any) -> bool:
+    """ncu's "Small Grid" from the raw metrics: both SpeedOfLight throughputs under 60% of peak and under one wave
+    per SM."""
+    metrics = k.launch.metrics
+    values = [metrics.get(name) for name in (SM_PCT, MEMORY_PCT, WAVES)]
+    if not all(isinstance(v, int | float) and not math.isnan(v) for v in values):
+        return False
+    sm, memory, waves = values
+    return sm < LOW_PCT and memory < LOW_PCT and waves < 1.0
+
+
 def check_grades_reproduced(path: Path) -> int:
     """Every kernel's grade = the sum of its launches' independent floors (each at most its duration) over the sum
-    of their durations; returns the kernels graded."""
+    of their durations, its small-grid launches (``small_grid``) left ungraded and their time counted apart;
+    returns the kernels checked (graded, or withheld as small grids alone)."""
     a = analysed(path)
     spec = spec_of(a)
     report = grade_report(a, spec)
     graded = 0
     for group, kg in zip(a.groups, report.kernels, strict=True):
         launches = [k for k in group.launches if not k.launch.invalid]
+        small = [k.launch.metrics[DURATION_NS] * 1e-9 for k in launches if small_grid(k)]
         floors = [(f, k.launch.metrics[DURATION_NS] * 1e-9) for k in launches
-                  if (f := independent_floor(k, spec, a.device.sm_count)) is not None]
+                  if not small_grid(k) and (f := independent_floor(k, spec, a.device.sm_count)) is not None]
+        assert kg.small_grid_s == pytest.approx(sum(small), rel=1e-9) or kg.small_grid_s is None and not small
         if kg.grade is None:
             assert not floors or Withheld.NO_TIME_MODEL not in kg.withheld, kg.kernel
+            assert (Withheld.SMALL_GRID in kg.withheld) == (bool(small) and not floors), kg.kernel
+            if Withheld.SMALL_GRID in kg.withheld:  # checked: every launch counted apart, nothing saved keeping it
+                assert (kg.max_saving_s, kg.floor_s) == (0.0, None), kg.kernel
+                graded += 1
             continue
         assert kg.grade == pytest.approx(sum(min(f, t) for f, t in floors) / sum(t for _, t in floors), rel=1e-6)
-        for g, (f, t) in zip(kg.per_launch, floors, strict=True):
+        for g, (f, t) in zip([g for g in kg.per_launch if not g.small_grid], floors, strict=True):
             assert g.grade == pytest.approx(min(1.0, f / t), rel=1e-6)
         assert kg.measured_s is not None
-        assert kg.grade == pytest.approx(1.0 - (kg.max_saving_s or 0.0) / kg.measured_s, abs=1e-12)
+        assert kg.max_saving_s == pytest.approx(sum(t - min(f, t) for f, t in floors), rel=1e-6)
         graded += 1
     return graded
 
@@ -291,8 +315,8 @@ def test_interval_is_the_range_of_launch_grades():
     assert several
     for k in several:
         assert k.interval is not None
-        assert (k.interval.low, k.interval.high) == (min(g.grade for g in k.per_launch),
-                                                     max(g.grade for g in k.per_launch))
+        graded = [g.grade for g in k.per_launch if g.grade is not None]
+        assert (k.interval.low, k.interval.high) == (min(graded), max(graded))
         assert k.interval.low <= k.grade <= k.interval.high
 
 

@@ -92,3 +92,25 @@ def test_a_long_rule_message_is_kept_whole(raw_actions):
     item = next(a for a in launch.advice if a.title == "ncu: ThreadDivergence")
     assert len(message) > 700 and "(...)" not in item.text
     assert item.text.startswith(clean_rule_text(message))  # then where in the source, as for every rule item
+
+
+def test_an_uncoalesced_rule_says_why_its_share_is_not_the_percent_ncu_states(shared_report, raw_actions):
+    """V100 miniWeather 0:1 set_halo_values_x_419: ncu's UncoalescedGlobalAccess says "16384 excessive sectors (33%
+    of the total 49152 sectors)" (the L2 sectors of global accesses), while the item saves at most 42% of the time:
+    its excess over the kernel's DRAM sectors, the fewest of L2 and DRAM (raw: DRAM bytes read and written / 32).
+    The item said 33% and saved 42% without a word; now it says which sectors the share is of."""
+    from roofline.pipeline import analyze_files
+
+    name = "v100_miniweather-openacc_full"
+    raw = raw_actions(name)[1]
+    assert raw.name == "set_halo_values_x_419_gpu"
+    dram_sectors = (raw["dram__bytes_read.sum"] + raw["dram__bytes_write.sum"]) / 32
+    share = 16384 / dram_sectors
+    assert round(100 * share) == 42
+    k = analyze_files([shared_report(name)])[0].launches[1]
+    (item,) = [a for a in k.advice if a.title == "ncu: UncoalescedGlobalAccess"]
+    assert "(33% of the total 49152 sectors)" in item.text and item.work_share == pytest.approx(share, rel=1e-9)
+    assert (f"The saving rests on 42% of the work, not the 33% stated: the 16,384 excess sectors are 42% of the "
+            f"{dram_sectors:,.0f} the kernel moved at DRAM, the fewest of the levels they cross (L2 and DRAM), and "
+            "ncu's 33% is of the sectors of the accesses it names alone.") in item.text
+    assert item.est_saved_s == pytest.approx(k.duration_s.value * share, rel=1e-9)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from roofline.analysis.results import Cause
 from roofline.analysis.roofline import (
     Value,
     analyze_launch,
@@ -25,6 +26,7 @@ from roofline.specs.catalog import DeviceSpec
 
 DEVICE = Device(name="NVIDIA Test GPU", compute_capability="8.0", sm_count=100)
 MS = 1e-3
+TENSOR_INST_SUM = "sm__inst_executed_pipe_tensor.sum"  # tensor-pipe warp instructions (ncu's legacy counter)
 
 
 def counters(seconds=MS, ffma=None, dfma=None, dram=None, **extra) -> dict:
@@ -91,9 +93,35 @@ def test_time_based_percent_is_the_classic_attainable_roof():
 
 
 def test_copy_kernel_without_flops_is_judged_on_bandwidth():
+    """No FP32 FLOPs counted and FP64 and FP16 not measured: the kernel's FLOPs are not known, so its intensity is
+    not measured (null with the precisions' reason and the option that measures them), never 0 FLOP/byte; its
+    percent of roof is its bandwidth's."""
     a = analyze_launch(launch(ffma=0, dram=7e8), DEVICE)
-    assert a.flops["fp32"].value == 0.0 and a.intensity["dram"].value == 0.0
+    assert a.flops["fp32"].value == 0.0 and a.flops["fp16"].value is None and a.flops["fp64"].value is None
+    dram = a.intensity["dram"]
+    assert dram.value is None and dram.reason.startswith("FLOPs not measured in full: the measured precisions count "
+                                                         "none, and these are not measured: FP64 (")
+    assert dram.cause is Cause.MISSING_METRICS and dram.collect == a.flops["fp64"].collect
+    assert a.intensity_leaves_out == ()
     assert (a.roof.pct_of_roof, a.roof.limiter, a.verdict.bound) == (pytest.approx(70.0), "dram", "memory")
+
+
+def test_a_copy_kernel_with_every_precision_measured_has_zero_intensity():
+    """Every precision counted and none with a FLOP: an intensity of 0 FLOP/byte is measured, and complete."""
+    zero = {f"smsp__sass_thread_inst_executed_op_{op}_pred_on.sum": 0.0
+            for op in ("dadd", "dmul", "dfma", "hadd", "hmul", "hfma")}
+    zero[TENSOR_INST_SUM] = 0.0  # no tensor instructions: no Tensor FLOPs, exactly
+    a = analyze_launch(launch(ffma=0, dram=7e8, **zero), DEVICE)
+    assert all(a.flops[p].value == 0.0 for p in ("fp64", "fp32", "fp16", "tensor"))
+    assert a.intensity["dram"].value == 0.0 and a.intensity_leaves_out == ()
+
+
+def test_an_intensity_leaving_out_a_precision_not_measured_says_so_as_data():
+    """FP32 counted, FP64, FP16 and Tensor not: the intensity counts the FP32 FLOPs (2 x 1e6 FFMA over 9e8 bytes),
+    and the launch names the precisions it leaves out, so the reports mark it a lower bound."""
+    a = analyze_launch(launch(ffma=1e6, dram=9e8), DEVICE)
+    assert a.intensity["dram"].value == pytest.approx(2e6 / 9e8)
+    assert a.intensity_leaves_out == ("fp64", "fp16", "tensor")
 
 
 def test_missing_roofs_are_named_in_the_reason():
@@ -447,6 +475,29 @@ def test_a_report_roofs_scaling_is_that_of_the_launch_whose_roof_it_shows(shared
         assert at_median and all(c.scaled[key] == how for c in at_median)
 
 
+def test_every_report_clock_note_describes_the_launch_at_the_median_clock(shared_report, raw_actions):
+    """RTX 4090 transpose: its 5 launches ran at 1.65 to 2.24 GHz (raw GPC clocks) against the 2.235 GHz base clock
+    of its spec. The kernel-clock note read the launch at the median roof (1.89 GHz) and the measured-clock note,
+    which has no roof, the first launch (2.24 GHz), "locked to base" both: each now reads the launch at the
+    time-weighted median clock, judges it against the base (15% below it) and says the launches ran at different
+    clocks."""
+    from roofline.analysis.roofline import POOLED_NOTE, report_level_ceilings
+    from roofline.pipeline import analyze_files
+
+    name = "rtx4090_smem-transpose_full"
+    raw = [(r["gpc__cycles_elapsed.avg.per_second"], r["gpu__time_duration.sum"]) for r in raw_actions(name)]
+    clocks = sorted(raw)
+    half, acc = sum(t for _, t in clocks) / 2, 0.0
+    median = next(c for c, t in clocks if (acc := acc + t) >= half)
+    assert max(c for c, _ in raw) / min(c for c, _ in raw) > 1.3 and f"{median / 1e9:.3g}" == "1.89"
+    sets = report_level_ceilings(list(analyze_files([shared_report(name)])[0].launches))
+    for source in ("kernel-clock", "measured-clock"):
+        note = sets[source].clock_note
+        below = 100 * (1 - median / 2.235e9)
+        assert note.startswith(f"measured SM clock {median / 1e9:.3g} GHz, {below:.0f}% below the base clock 2.23 GHz")
+        assert POOLED_NOTE.format(len(raw)) in note and "locked to base unless" not in note, source
+
+
 def test_the_h800s_datasheet_tensor_roof_is_scaled_from_the_1830_mhz_its_figure_holds_at(shared_report):
     """The H800 report holds no Tensor peak counter: each launch's kernel-clock Tensor roof is the datasheet's dense
     FP16 figure (the H100 SXM5's 989.4 TFLOP/s, quoted at 1830 MHz) x the launch's measured SM clock / 1830 MHz,
@@ -509,7 +560,8 @@ def test_the_clock_note_of_each_state() -> None:
     assert _clock_note(1.0e9, 1.5e9, 1.01e9) == "measured SM clock 1 GHz, locked to base (1.01 GHz)"  # within 3%
     assert "above the base clock 0.8 GHz: not locked" in _clock_note(1.0e9, 1.5e9, 0.8e9)
     assert "20% below the base clock 1.25 GHz" in _clock_note(1.0e9, 1.5e9, 1.25e9)
-    assert _clock_note(1.0e9, 1.5e9) == "measured SM clock 1 GHz, locked to base unless --clock-control none"
+    assert _clock_note(1.0e9, 1.5e9) == ("measured SM clock 1 GHz, not judged: the spec gives no base clock (ncu "
+                                         "locks base unless --clock-control none)")
     assert "the GPU's maximum: not locked" in _clock_note(1.5e9, 1.5e9, 1.0e9)
 
 

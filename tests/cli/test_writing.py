@@ -159,7 +159,7 @@ def test_a_document_named_as_an_image_is_refused_before_any_work(tmp_path, monke
     (["report", EXAMPLE], "doc.CSV", "report.path,"),
     (["report", EXAMPLE], "doc.json", '{"generator":'),
     (["compare", EXAMPLE, EXAMPLE], "c.json", '{"generator":'),
-    (["report", EXAMPLE], "doc.log", EXAMPLE),  # an extension no format has: the default, the table
+    (["report", EXAMPLE, "-f", "table"], "doc.log", EXAMPLE),  # an extension no format has, --format given
     (["report", EXAMPLE], "doc.htm", "<!DOCTYPE html>"),  # another name of .html
     (["report", EXAMPLE, "-f", "json"], "doc.txt", '{"generator":'),  # .txt holds any text
 ])
@@ -169,6 +169,28 @@ def test_the_output_name_chooses_the_format_unless_given(tmp_path, monkeypatch, 
     assert result.exit_code == 0, result.output
     lines = (tmp_path / name).read_text().splitlines()
     assert (lines[1] if lines[0].startswith(("<!--", GENERATED_BY)) else lines[0]).startswith(starts)
+
+
+@pytest.mark.parametrize("args, name", [
+    (["report", EXAMPLE], "doc.xyz"), (["report", EXAMPLE], "doc"), (["grade", EXAMPLE], "g.log"),
+    (["summary", EXAMPLE], "s.out"), (["compare", EXAMPLE, EXAMPLE], "c.data"), (["diff", EXAMPLE, EXAMPLE], "d.x"),
+    (["timeline", EXAMPLE], "t.tsv"), (["project", EXAMPLE, "--to", "h200-sxm"], "p.yaml"),
+])
+def test_an_output_name_whose_extension_chooses_no_format_is_refused_naming_the_known_ones(tmp_path, monkeypatch,
+                                                                                          args, name):
+    """Without --format the output's extension chooses the format: one that names none (or none at all) was written
+    as the default table with exit 0; now one line names the known extensions of that command, exit 2, no file."""
+    from roofline.cli.options import by_extension
+
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, [*args, "-o", name])
+    assert result.exit_code == 2, result.output
+    kind = args[0]
+    ext = Path(name).suffix
+    what = f"a {ext} file" if ext else "a name without an extension"
+    assert result.stderr == (f"roofline: error: --output {name}: {what}, and without --format the extension chooses "
+                             f"the format: end the name with one of {by_extension(kind)}, or give --format\n")
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.parametrize("command, module, function", [

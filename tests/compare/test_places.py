@@ -67,3 +67,29 @@ def test_groups_placed_by_their_total_time_come_last_in_their_tables_order():
             replace(small, rank=2, ranked_by_kind="total_time", ranked_by_value_s=1.0))
     merged = gpu_groups([replace(summary, rows=rows)])
     assert [(g.name, g.number) for g in merged.groups] == [("big", 1), ("small", 2)]
+
+
+def test_a_bar_counts_its_small_grid_time_apart_from_the_time_held_at_the_peaks():
+    """Two reports of one kernel, its launches a small grid in one (ncu's "Small Grid": both throughputs under 60%,
+    under one wave) and at 85% of DRAM in the other: the bar's small-grid time is the small grid's, within the part
+    not recoverable, and the rest of that part is held by the units' peaks, in the panel's unit."""
+    from roofline.analysis.roofline import analyze_report
+
+    def one(path: str, duration_s: float, metrics: dict[str, float]):
+        launch = _launch(0, "k", duration_s)
+        launch = replace(launch, metrics={**launch.metrics, **metrics})
+        report = Report(path=path, device=Device(name="Synthetic GPU"), launches=(launch,), source="model")
+        return summarize(analyze_report(report), "kernel", 10, label=path)
+
+    throughputs = ("sm__throughput.avg.pct_of_peak_sustained_elapsed",
+                   "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+                   "launch__waves_per_multiprocessor")
+    small = one("a.json", 3e-3, dict(zip(throughputs, (20.0, 30.0, 0.5), strict=True)))
+    busy = one("b.json", 1e-3, dict(zip(throughputs, (40.0, 85.0, 4.0), strict=True)))
+    assert small.rows[0].group.small_grid_s == pytest.approx(3e-3) and busy.rows[0].group.small_grid_s == 0.0
+    (group,) = gpu_groups([small, busy]).groups
+    bar = group.bar
+    assert bar is not None and bar.recoverable_s == pytest.approx(1e-3 * 0.15)  # the busy launch's 15% to DRAM's peak
+    assert (bar.small_grid_s, bar.small_grid) == pytest.approx((3e-3, 3.0))  # ms
+    assert bar.peak_bound == pytest.approx(0.85) and bar.attained == pytest.approx(3.85)
+    assert bar.peak_bound + bar.small_grid + bar.recoverable == pytest.approx(bar.total)

@@ -23,8 +23,10 @@ def _report(path: str, *launches: KernelLaunch) -> Report:
 
 
 def test_a_kernel_with_flops_and_dram_bytes_is_placed_and_one_without_flops_is_not():
+    """The copy counts no FP32 FLOPs and its FP64, FP16 and Tensor FLOPs are not measured: its intensity is not
+    measured (it may do its math in those), not "no floating-point work"."""
     c = pair_reports([analyze_report(_report("a.json", _launch(0, "gemm", 1e9, 1e7), _launch(1, "copy", 0.0, 1e7)))])
-    assert {p.label: p.base.place for p in c.pairs} == {"gemm": Place.PLACED, "copy": Place.NO_FLOPS}
+    assert {p.label: p.base.place for p in c.pairs} == {"gemm": Place.PLACED, "copy": Place.NO_INTENSITY}
     assert next(p for p in c.pairs if p.label == "gemm").base.normalized_place is Place.PLACED
     assert c.plottable is Plottable.PLOTTABLE and plottable([p.sides for p in c.pairs]) is Plottable.PLOTTABLE
 

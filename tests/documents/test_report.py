@@ -119,3 +119,31 @@ def test_a_timed_group_without_a_verdict_has_a_null_small_grid_time_with_its_rea
     assert kernel["bound"] is None
     assert reason == ("no launch of the group has a verdict, so whether it is a small grid is not known: "
                       + report["reasons"][kernel["missing"]["bound"]])
+
+
+def test_an_intensity_of_unmeasured_flops_is_null_with_its_reason_and_a_partial_one_says_what_it_leaves_out(
+        shared_report, raw_actions) -> None:
+    """A40 julia (full set of ncu 2022.4, no half-precision instruction counters): julia__5_11155 is a Float16x2
+    kernel whose FP64, FP32 and Tensor counts are 0 and whose FP16 is not measured; its intensity read "0 FLOP/byte",
+    a complete-looking figure. It is null now, its reason naming FP16 and the option that measures it. julia_frb_5885
+    counts FP32 and Tensor FLOPs: its intensity is theirs over the DRAM bytes (raw), with ``intensity_leaves_out``
+    naming FP16, so a reader knows it is a lower bound."""
+    from roofline.pipeline import analyze_files
+    from roofline.render.report.json import report_dict
+
+    name = "a40_julia-fp16x2_full"
+    raws = raw_actions(name)
+    assert not any(r.has("smsp__sass_thread_inst_executed_op_hfma_pred_on.sum") for r in raws)
+    report = report_dict(views(analyze_files([shared_report(name)])).reports[0])
+    kernels = {k["name"]: k for k in report["kernels"]}
+    fp16 = kernels["julia__5_11155"]
+    assert fp16["flops"]["fp16"] is None and fp16["flops"]["fp32"] == 0.0 and fp16["intensity"]["dram"] is None
+    reason = report["reasons"][fp16["missing"]["intensity.dram"]]
+    assert reason.startswith("FLOPs not measured in full: the measured precisions count none") and "FP16" in reason
+    assert "--set roofline" in reason and fp16["intensity_leaves_out"] == []
+    frb = kernels["julia_frb_5885"]
+    raw = next(r for r in raws if r.name == "julia_frb_5885")
+    dram = raw["dram__bytes_read.sum"] + raw["dram__bytes_write.sum"]
+    counted = frb["flops"]["fp32"] + frb["flops"]["tensor"]
+    assert frb["intensity"]["dram"] == pytest.approx(counted / dram, rel=1e-6)
+    assert frb["intensity_leaves_out"] == ["fp16"] and "intensity.dram" not in frb["missing"]

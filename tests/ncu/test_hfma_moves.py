@@ -306,6 +306,10 @@ def test_a_cohort_gives_each_launch_what_it_gives_alone():
     for launch, k in zip(counted, together, strict=True):
         alone = m.cuda_core_flops(launch, "fp16")
         assert k.flops["fp16"].value == alone.value and hfma2_notes(k.notes) == hfma2_notes(alone.notes)
+        # the intensity too, a value or "not measured" by whether the FLOPs left after the moves are zero
+        (single,) = analyze_report(Report("model.json", Device("GPU", "9.0"), (launch,))).launches
+        assert {lv: v.value for lv, v in k.intensity.items()} == {lv: v.value for lv, v in single.intensity.items()}
+    assert len({k.flops["fp16"].value == 0 for k in together}) == 2  # zero in some launches, not in others
 
 
 @pytest.mark.parametrize("hfma, hadd, moves, fp16, note", CASES)

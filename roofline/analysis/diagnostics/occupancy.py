@@ -28,6 +28,7 @@ from roofline.analysis.results import Occupancy, OccupancyPoint, WhatIf
 from roofline.core.model import Device, KernelLaunch
 from roofline.core.thresholds import ACHIEVED_GAP_PTS, TAIL_IDLE_PCT
 from roofline.core.units import pct
+from roofline.core.units import waves as wave_count
 from roofline.ncu.metrics import (
     CARVEOUT,
     DURATION,
@@ -533,7 +534,7 @@ def _wave_lines(occ: Occupancy, launch: KernelLaunch) -> list[str]:
         return []
     if waves < 1:
         slots = f" of {grid / waves:.0f} resident-block slots" if grid and waves > 0 else ""
-        return [f"{waves:.3g} waves: the grid{f' ({_blocks(int(grid))})' if grid else ''} fills {100 * waves:.1f}%"
+        return [f"{wave_count(waves)}: the grid{f' ({_blocks(int(grid))})' if grid else ''} fills {100 * waves:.1f}%"
                 f"{slots}; {occ.tail_idle_pct:.0f}% of the GPU's block slots stay idle"]
     last = 100.0 * (waves - math.floor(waves))
     return [f"{waves:.2f} waves: the last wave is {last:.0f}% full, leaving about {occ.tail_idle_pct:.0f}% of "

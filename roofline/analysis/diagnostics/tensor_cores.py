@@ -335,20 +335,50 @@ def _warning(t: TensorCores, analysis: LaunchAnalysis, arch: TensorArch | None, 
     warning = (f"looks like a matrix multiply ({t.matmul_like}) but its {flops} of {name} math ran on the CUDA cores "
                f"({pipe}); {arch.name} Tensor Cores take {offer}{ratio}")
     if gain is not None and gain < TENSOR_NO_GAIN_RATIO:
-        alternative = f"only FP16/BF16 inputs would gain ({half:.3g}x), if the accuracy allows" if half else \
-            "Tensor Cores would not raise its ceiling"
-        return warning, (f"On this GPU {offer} Tensor Cores run no faster than the {name} CUDA cores ({gain:.3g}x): "
-                         f"{alternative}; {flops} ran on the CUDA cores{at}."), half
+        return warning, f"{_sentence(no_faster_text(offer, name, gain, half, arch))}; {flops} ran on the CUDA cores" \
+                        f"{at}.", half
     return warning, (f"Run the {name} matrix math on Tensor Cores as {offer} (cuBLAS/cuDNN tensor-op math modes, "
                      f"CUTLASS, or WMMA/MMA instructions): {flops} ran on the CUDA cores{at}{ratio}."), gain
+
+
+def no_faster_text(offer: str, name: str, gain: float, half: float | None, arch: TensorArch) -> str:
+    """The advice where the Tensor Core type that fits the math (``offer``) runs no faster than the CUDA cores'
+    ``name`` precision (TF32 on GeForce and workstation Ampere and Ada): the 16-bit types the GPU takes, with their
+    gain, are all that would help; the same words whether or not FLOPs were counted."""
+    halves = half_types(arch)
+    alternative = (f"only {halves} inputs would gain ({half:.3g}x), if the accuracy allows" if half and halves
+                   else "Tensor Cores would not raise its ceiling")
+    return f"on this GPU {offer} Tensor Cores run no faster than the {name} CUDA cores ({gain:.3g}x): {alternative}"
+
+
+def _sentence(text: str) -> str:
+    """``text`` opening a sentence: its first letter in capitals (the rest as it is: "TF32" stays)."""
+    return text[:1].upper() + text[1:]
+
+
+def tf32_gain(analysis: LaunchAnalysis, device: Device | None, spec: DeviceSpec | None
+              ) -> tuple[float | None, float | None]:
+    """For FP32 math, the Tensor Core item's figures (``_roof_ratio``): the TF32 tensor roof over the FP32 roof, and
+    where that gains nothing (under ``TENSOR_NO_GAIN_RATIO``) the FP16 tensor roof's ratio; None where no peak tells
+    (no spec's figure, no peak counter). The library advice (``analysis.advice``) says the same as this item."""
+    _, gain, half = _roof_ratio(analysis, "fp32", device, spec)
+    return gain, half
+
+
+def half_types(arch: TensorArch) -> str:
+    """The 16-bit floating-point Tensor Core types a GPU takes, "FP16/BF16" (BF16 from compute capability 8.0),
+    "FP16" before; "" where it takes neither."""
+    return "/".join(x.upper() for x in ("fp16", "bf16") if x in arch.float_types)
 
 
 def _unsized_warning(t: TensorCores, analysis: LaunchAnalysis, arch: TensorArch, pipe: str, device: Device,
                      spec: DeviceSpec | None) -> tuple[str, str, float | None]:
     """The warning and advice where no FLOPs were counted: the Tensor Core types that fit the precision the busiest
     FP pipe shows (``_pipe_precision``) or the name spells, every type the GPU takes where neither does; and the
-    ratio of the roof offered over that precision's CUDA-core roof (``_gain``), which sizes the gain on the time
-    model (the pipe's time at the faster roof) where no FLOPs are counted."""
+    ratio of the roof offered over that precision's CUDA-core roof (``_roof_ratio``), which sizes the gain on the
+    time model (the pipe's time at the faster roof) where no FLOPs are counted. Where the type that fits runs no
+    faster than the CUDA cores (TF32 on GeForce and workstation Ampere and Ada), the advice is the counted path's:
+    only the 16-bit types would gain, and the ratio is theirs."""
     found = _pipe_precision(analysis)
     named = _name_precision(analysis)
     if found is None and named is None:
@@ -365,19 +395,14 @@ def _unsized_warning(t: TensorCores, analysis: LaunchAnalysis, arch: TensorArch,
     offer = _offer(precision, arch)
     if not offer:
         return "", "", None
-    ratio, gain = _gain(analysis, precision, device, spec) if TENSOR_TYPE_FOR[precision] in arch.float_types \
-        else ("", None)
-    return (f"looks like a matrix multiply ({t.matmul_like}) but ran on the CUDA cores ({ran}; {pipe}; FLOPs not "
-            f"counted in this report); {arch.name} Tensor Cores take {offer}{ratio}",
-            f"Check whether this matrix multiply can run on Tensor Cores as {offer}: {ran}; {pipe}.", gain)
-
-
-def _gain(analysis: LaunchAnalysis, precision: str, device: Device, spec: DeviceSpec | None
-          ) -> tuple[str, float | None]:
-    """``_roof_ratio``'s text and the ratio of the roof the advice points to: the matching Tensor Core type's, or
-    the FP16 one's where that type runs no faster than the CUDA cores (GeForce Ampere's TF32)."""
-    ratio, gain, half = _roof_ratio(analysis, precision, device, spec)
-    return ratio, half if gain is not None and gain < TENSOR_NO_GAIN_RATIO else gain
+    ratio, gain, half = _roof_ratio(analysis, precision, device, spec) \
+        if TENSOR_TYPE_FOR[precision] in arch.float_types else ("", None, None)
+    warning = (f"looks like a matrix multiply ({t.matmul_like}) but ran on the CUDA cores ({ran}; {pipe}; FLOPs not "
+               f"counted in this report); {arch.name} Tensor Cores take {offer}{ratio}")
+    if gain is not None and gain < TENSOR_NO_GAIN_RATIO:  # the type that fits runs no faster: the 16-bit ones
+        said = no_faster_text(TENSOR_TYPE_FOR[precision].upper(), precision.upper(), gain, half, arch)
+        return warning, f"{_sentence(said)}: {ran}; {pipe}.", half
+    return warning, f"Check whether this matrix multiply can run on Tensor Cores as {offer}: {ran}; {pipe}.", gain
 
 
 # The FP pipes whose work shows a kernel's precision where no FLOPs were counted, by their breakdown units' short
@@ -418,7 +443,7 @@ def _offer(precision: str, arch: TensorArch) -> str:
     return f"{half} inputs if the accuracy allows" if half else ""
 
 
-def _roof_ratio(analysis: LaunchAnalysis, precision: str, device: Device,
+def _roof_ratio(analysis: LaunchAnalysis, precision: str, device: Device | None,
                 spec: DeviceSpec | None) -> tuple[str, float | None, float | None]:
     """How far the matching tensor roof lies above this precision's CUDA-core roof (text, ratio): datasheet peaks
     when the GPU has a spec, else the report's measured-clock peaks; and, where TF32 runs no faster than FP32
@@ -428,17 +453,18 @@ def _roof_ratio(analysis: LaunchAnalysis, precision: str, device: Device,
         if tensor and core:
             fp16 = spec.peaks.get("tensor_fp16") if spec is not None and wanted == "tf32" else None
             half = fp16 / core if fp16 and tensor / core < TENSOR_NO_GAIN_RATIO else None
-            note = f"; FP16/BF16 inputs would reach {si(fp16, 'FLOP/s')}" if half else ""
+            note = f"; FP16/BF16 inputs would reach {si(fp16, 'FLOP/s')}" if half else ""  # TF32: CC 8.0 on
             return _ratio_text(wanted, tensor, precision, core, basis) + note, tensor / core, half
     return "", None, None
 
 
-def _peak_pairs(analysis: LaunchAnalysis, precision: str, device: Device, spec: DeviceSpec | None,
+def _peak_pairs(analysis: LaunchAnalysis, precision: str, device: Device | None, spec: DeviceSpec | None,
                 wanted: str) -> list[tuple[float | None, float | None, str]]:
-    """(tensor peak, CUDA-core peak, basis) from the datasheet, then from the report's peak counters."""
+    """(tensor peak, CUDA-core peak, basis) from the datasheet, then from the report's peak counters (with the
+    device they are read for)."""
     pairs = [(spec.peaks.get(f"tensor_{wanted}"), spec.peaks.get(precision), "datasheet")] if spec is not None else []
     measured = analysis.ceilings.get("measured-clock")
-    if measured is not None:
+    if measured is not None and device is not None:
         pairs.append(
             (m.tensor_peak(analysis.launch, device, wanted).value, measured.flop_per_s[precision], "measured-clock")
         )

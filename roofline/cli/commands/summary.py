@@ -29,7 +29,7 @@ from roofline.cli.terminal import terminal_width
 from roofline.cli.workflow import facade
 from roofline.cli.writing import refuse_unwritable_outputs, write_document
 from roofline.core.choices import GroupBy
-from roofline.errors import NoKernelMatched, RooflineError
+from roofline.errors import NoKernelMatched, ReportError, RooflineError
 from roofline.facade import Roofline
 from roofline.render.base import PLOT, find_format, render_image
 from roofline.render.names import visible
@@ -73,10 +73,10 @@ def summary(
 ) -> None:
     """Rank the kernels of whole applications by their time to gain: per launch, what its first advice item could
     save on the time model (to the peaks it can reach, never below the changed kernel's floor), summed; the
-    report's table and advice give the same figure. Beside it, recoverable time: time x (1 - attained / 100),
-    attained = the largest of percent of roof, the SM and memory throughputs and the busiest SM unit in whole blocks
-    per SM, at most the time above the 1.5 us launch floor and above the launch's floor at the peaks it can reach
-    (grade's most saved); small-grid launches are counted apart. A bad report does
+    report's table and advice give the same figure. Beside it, recoverable time: the time above the launch's floor
+    at the peaks it can reach (grade's most saved), or without a time model time x (1 - attained / 100), attained =
+    the largest of percent of roof, the SM and memory throughputs and the busiest SM unit in whole blocks per SM, at
+    most the time above the 1.5 us launch floor; small-grid launches are counted apart. A bad report does
     not stop the others (named at the end, exit 2); one without the --kernel kernels is noted (exit 0 while another
     has them)."""
     from roofline.compare.ranking import check_top
@@ -195,8 +195,32 @@ def _from_store(store: Path, by: GroupBy, top: int, fmt: str, output: Path | Non
     _refuse_for_store(store, given)
     width = terminal_width(wide) if output is None or str(output) == STDOUT else None
     doc = summary_document(store, by, top)
+    if not doc.reports:
+        raise nothing_in_store(store)
     text = dumps(doc) + "\n" if fmt == "json" else store_summary_text(doc, width)
     to_stdout(text) if output is None else write_output(output, text)
+
+
+FAILED_SHOWN = 3  # failed files named in the line of a store with no analysed report; "and N more" past them
+
+
+def nothing_in_store(store: Path) -> ReportError:
+    """The one line of a store that holds no analysed report, as ``summary`` on report files that all fail ends
+    (exit 2, nothing written): the files whose analysis failed (its ``errors`` view) and how to read why, or that
+    nothing was collected into it."""
+    from roofline.core.units import counted
+    from roofline.store.query import query
+
+    failed = [row["path"] for row in query(store, "SELECT DISTINCT path FROM errors ORDER BY path").to_pylist()]
+    if not failed:
+        return ReportError(f"{store}: nothing to summarise: the store holds no report",
+                           f"collect reports into it (roofline collect -o {store} FILE...)")
+    more = f" and {len(failed) - FAILED_SHOWN} more" if len(failed) > FAILED_SHOWN else ""
+    names = ", ".join(visible(p) for p in failed[:FAILED_SHOWN]) + more
+    see = f'roofline query {store} "SELECT path, error FROM errors"'
+    return ReportError(f"{store}: nothing to summarise: no report of the store was analysed "
+                       f"({counted(len(failed), 'file')} failed: {names})",
+                       f"see why with {see}, fix them and collect them again (roofline collect -o {store} FILE...)")
 
 
 def _real_time(files: list[Path], profile: Path, by: GroupBy, fmt: str, output: Path | None, top: int, wide: bool,

@@ -528,15 +528,23 @@ def _normalized_axes(ax: Axes, reports: int, points: Sequence[Point], title: str
     ax.grid(True, axis="y", alpha=0.2)
 
 
+SMALL_GRID_COLOR = "tab:green"
+# The bars' categories, as the summary's text counts the time: (colour, legend words).
+BAR_KEY = (("tab:blue", "not recoverable (at a unit's peak)"), (SMALL_GRID_COLOR, "small grids (counted apart)"),
+           ("tab:orange", "recoverable"), ("0.6", "no roof position"))
+
+
 def _draw_bars(ax: Axes, bars: Sequence[Bar], unit: str) -> None:
-    """Horizontal bars in rank order: the time not recoverable (the busiest unit at its peak, the launch floor) plus
-    the recoverable time (grey: no roof position), each
-    labelled with its share of the report's time so short groups stay readable next to a dominant one."""
+    """Horizontal bars in rank order: the time held by the units' peaks and the launch floor, the small-grid time
+    (too few blocks to fill the GPU: counted apart, as the summary's text does, not as "not recoverable"), then the
+    recoverable time (grey: no roof position), each labelled with its share of the report's time so short groups
+    stay readable next to a dominant one."""
     from matplotlib.patches import Patch
 
     rows = list(range(len(bars)))[::-1]
     for row, b in zip(rows, bars, strict=True):
-        ax.barh(row, b.bar.attained, color="tab:blue" if b.recoverable_s is not None else "0.6")
+        ax.barh(row, b.bar.peak_bound, color="tab:blue" if b.recoverable_s is not None else "0.6")
+        ax.barh(row, b.bar.small_grid, left=b.bar.peak_bound, color=SMALL_GRID_COLOR)
         ax.barh(row, b.bar.recoverable, left=b.bar.attained, color="tab:orange")
         share = f"{b.bar.share_pct:.1f}%" if b.bar.share_pct is not None else ""
         ax.annotate(share, (b.bar.total, row), xytext=(3, 0), textcoords="offset points", va="center", fontsize=7)
@@ -544,9 +552,8 @@ def _draw_bars(ax: Axes, bars: Sequence[Bar], unit: str) -> None:
     ax.set_yticks(rows, [middle(b.label, 40) for b in bars])
     ax.set_xlabel(f"time ({unit})")
     ax.tick_params(axis="y", labelsize=7)
-    handles = [Patch(color=c, label=t) for c, t in (("tab:blue", "not recoverable"),
-                                                    ("tab:orange", "recoverable"), ("0.6", "no roof position"))]
-    ax.legend(handles=handles, fontsize=7, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=3, frameon=False)
+    handles = [Patch(color=c, label=t) for c, t in BAR_KEY]
+    ax.legend(handles=handles, fontsize=7, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=2, frameon=False)
 
 
 # why a summary's roofline panel is empty, per cause its groups have no place (``Place``)

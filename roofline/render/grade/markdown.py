@@ -11,7 +11,7 @@ from roofline.render.grade import prose
 from roofline.render.report.markdown import cell, inline, row
 
 COLUMNS = ("kernel", "launches", "grade", "launches' range", "at full peaks", "governing", "roof", "time", "floor",
-           "most saved keeping the work and grid", "confidence")
+           "most saved keeping the work and grid", "small grids (not graded)", "confidence")
 
 
 def render(grades: ReportGrade) -> str:
@@ -25,7 +25,7 @@ def render(grades: ReportGrade) -> str:
         confidence = k.confidence.value if k.confidence is not None else "n/a (no grade)"
         lines.append(row((f"`{cell(k.kernel)}`", str(k.launches), grade, _range(k), share_pct(k.datasheet_grade),
                           prose.governing(k), k.roof or "n/a", seconds(k.measured_s), seconds(k.floor_s),
-                          seconds(k.max_saving_s), confidence)))
+                          seconds(k.max_saving_s), seconds(k.small_grid_s), confidence)))
     for k in doc.kernels:
         lines += ["", "## " + inline(f"`{cell(k.kernel)}`"), ""]
         lines += [f"- {inline('withheld: ' + prose.withheld(r, k))}" for r in k.withheld]

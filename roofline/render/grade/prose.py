@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from roofline.analysis.grade import ConditionKind, State, Withheld
+from roofline.analysis.grade import SMALL_GRID_REASON, ConditionKind, State, Withheld
 from roofline.analysis.time_model import TAIL
 from roofline.core.thresholds import CLOCK_MIN_DURATION_S, CLOCK_TOLERANCE
 from roofline.core.units import counted, seconds, si
@@ -16,6 +16,8 @@ STATES: dict[tuple[ConditionKind, State], str] = {
     (ConditionKind.CLOCK, State.SHORT_LAUNCHES): f"SM clock under base, not judged: read only on launches under "
                                                  f"{seconds(CLOCK_MIN_DURATION_S)}, which read it low",
     (ConditionKind.CLOCK, State.UNKNOWN): "SM clock or the spec's base clock unknown",
+    (ConditionKind.CLOCK, State.NOT_MEASURED): "SM clock not measured: ncu measured no launch (profile the kernel "
+                                               "again, as the grade's reason says)",
     (ConditionKind.CACHE, State.FLUSHED): "caches flushed before each pass",
     (ConditionKind.CACHE, State.NOT_FLUSHED): "caches left warm between passes",
     (ConditionKind.CACHE, State.UNKNOWN): "cache control unknown (not in the report)",
@@ -51,6 +53,8 @@ def withheld(reason: Withheld, k: KernelGradeDoc) -> str:
         return f"computes in {used}, a less precise type than the baseline's {asked}"
     if reason is Withheld.NO_OUTPUT:
         return "writes nothing to L2 or DRAM (no output)"
+    if reason is Withheld.SMALL_GRID:
+        return f"every timed launch is {SMALL_GRID_REASON}"
     why = k.missing.get("grade", "")
     return "no time model to grade against" + (f": {why}" if why else " (no measured time or unit term)")
 
@@ -61,3 +65,8 @@ def governing(k: KernelGradeDoc) -> str:
     if k.governing == TAIL and k.governing_name:
         return f"tail of the {k.governing_name}"
     return k.governing or "n/a"
+
+
+def small_grids(k: KernelGradeDoc) -> str:
+    """The small-grid launches' time, counted apart from the most saved keeping the grid ("" where none)."""
+    return f"small grids (not graded: the grid sets their time): {seconds(k.small_grid_s)}" if k.small_grid_s else ""

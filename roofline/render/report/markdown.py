@@ -32,6 +32,7 @@ from roofline.render import GENERATOR
 from roofline.render.names import bound_word, group_name, markdown_text, printable, short_group_name
 from roofline.render.report.plot import NOTHING_TO_PLOT, PLOT_FIX, PlotData, plot_data
 from roofline.render.report.prose import (
+    AT_LEAST,
     advice_text,
     bound_of,
     cited,
@@ -39,7 +40,9 @@ from roofline.render.report.prose import (
     datasheet_ratio_text,
     estimate_text,
     flop_note_text,
+    intensity_caveat_text,
     inverted_level_text,
+    left_out_names,
     memory_note_text,
     producer_text,
     scaled_roofs_note,
@@ -283,6 +286,7 @@ def kernel_blocks(rank: int, advised: AdvisedKernel, anchor: str = "") -> list[B
     blocks += [Block("p", f"{counted(len(g.launches), 'launch')}, {seconds(g.total_s)} ({share} of the profiled time), "
                           f"recoverable {seconds(g.recoverable_s)}{_gain_text(advised)}{which}."),
                Block("p", verdict_text(k)), position_table(k, advised.l2_all_traffic_per_s),
+               *([Block("note", f"{intensity_caveat_text(k)}.")] if k.intensity_leaves_out else []),
                Block("p", roof_text(advised))]
     blocks += [Block("note", f"{note}.")
                for note in (*map(flop_note_text, advised.notes), *map(inverted_level_text, k.inverted_levels))]
@@ -327,9 +331,11 @@ def position_table(analysis: LaunchAnalysis, l2_all_traffic_per_s: float | None 
             rows.append(
                 (NAMES[p], si(analysis.flop_per_s[p].value, "FLOP/s"), si(_roof(c, p), "FLOP/s"), pct(util.get(p)), "")
             )
+    at_least = AT_LEAST if analysis.intensity_leaves_out else ""
     for level in LEVELS:
+        value = analysis.intensity[level].value
         rows.append((NAMES[level], si(analysis.bytes_per_s[level].value, "B/s"), si(_roof(c, level), "B/s"),
-                     pct(util.get(level)), ratio(analysis.intensity[level].value)))
+                     pct(util.get(level)), f"{at_least if value is not None else ''}{ratio(value)}"))
     if l2_all_traffic_per_s is not None:
         rows.append(("L2, all traffic (stores included)", si(l2_all_traffic_per_s, "B/s"), "", "", ""))
     name = analysis.roof.ceilings
@@ -419,8 +425,9 @@ def _ridge_text(advised: AdvisedKernel) -> str:
     if intensity is None:
         return ""
     side = "below" if intensity < ridge else "above"
-    return (f" Its intensity there, {ratio(intensity)} FLOP/byte, is {side} the {NAMES[precision]} ridge point "
-            f"({ratio(ridge)} FLOP/byte).")
+    alone = f" (of the measured FLOPs alone: {left_out_names(k)} not measured)" if k.intensity_leaves_out else ""
+    return (f" Its intensity there, {ratio(intensity)} FLOP/byte{alone}, is {side} the {NAMES[precision]} ridge "
+            f"point ({ratio(ridge)} FLOP/byte).")
 
 
 def occupancy_items(analysis: LaunchAnalysis) -> tuple[str, ...]:

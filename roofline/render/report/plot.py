@@ -333,13 +333,17 @@ def tooltips(data: PlotData) -> dict[str, str]:
 
 
 def tooltip(s: KernelSeries, pt: KernelPoint, ceilings: CeilingSet = "kernel-clock") -> str:
-    """The hover text of one point, one fact per line; ``ceilings``: the set the kernel's percent of roof uses."""
+    """The hover text of one point, one fact per line: the kernel, its launch (or its launches pooled), the level's
+    bytes/s and their percent of that level's bandwidth (its memory roof, not the roof at the point's intensity,
+    which the last line's percent of roof is against), FLOP/s and intensity; ``ceilings``: the set the kernel's
+    percent of roof uses."""
     share = pct(None if s.time_share is None else 100 * s.time_share)
     level = f"{NAMES[pt.level]}: {si(pt.bytes_per_s, 'B/s')}, " + (
-        f"{pct(pt.roof_pct)} of the plotted roof" if pt.roof_pct is not None else NO_ROOF)
+        f"{pct(pt.roof_pct)} of the {NAMES[pt.level]} bandwidth" if pt.roof_pct is not None else NO_ROOF)
     flops = (f"{si(pt.flop_per_s, 'FLOP/s')} at {ratio(pt.intensity)} FLOP/byte" if pt.flop_per_s
              else "no FLOPs counted")
-    return "\n".join((f"#{s.number} {visible(s.name)}", f"launch {s.launch}, {share} of the time", level, flops,
+    launch = f"launch {s.launch}" if s.launches == 1 else f"{s.launch} pooled"
+    return "\n".join((f"#{s.number} {visible(s.name)}", f"{launch}, {share} of the time", level, flops,
                       f"kernel at {pct(s.pct_of_roof)} of roof ({ceilings} ceilings, per launch), bound: "
                       f"{bound_word(s.bound)}"))
 

@@ -15,6 +15,7 @@ from roofline.analysis.results import (
     EstimateBound,
     HotRow,
     InvertedLevel,
+    LaunchAnalysis,
     MemoryNote,
     MemoryNoteKind,
     ModelChange,
@@ -29,6 +30,7 @@ from roofline.core.labels import NAMES
 from roofline.core.model import CeilingSet
 from roofline.core.thresholds import LATENCY_BELOW_PCT
 from roofline.core.units import pct, pct_beside, seconds
+from roofline.core.units import waves as wave_count
 from roofline.ncu.metrics import HINT_HFMA_MOVES, HINT_L2_OP_HIT, FlopNote, FlopNoteKind
 
 CITED_RULES = 3  # ncu rules named after an item's text; the others are counted
@@ -58,6 +60,26 @@ def flop_note_text(note: FlopNote) -> str:
 def flop_notes_text(notes: Sequence[FlopNote]) -> list[str]:
     """The sentences of a report's FLOP notes, each once, in their text's order."""
     return sorted(set(map(flop_note_text, notes)))
+
+
+AT_LEAST = ">= "  # before an intensity that leaves out FLOPs not measured: a lower bound
+
+
+def left_out_names(k: LaunchAnalysis) -> str:
+    """The precisions whose FLOPs a launch's intensities leave out (``LaunchAnalysis.intensity_leaves_out``), named:
+    "FP16", "FP16 and Tensor"."""
+    return " and ".join(NAMES[p] for p in k.intensity_leaves_out)
+
+
+def intensity_caveat_text(k: LaunchAnalysis) -> str:
+    """The note beside a launch's intensities where they leave out FLOPs not measured: they count the measured
+    precisions alone, so each is a lower bound, and the option that measures the others ("" where none is left
+    out)."""
+    if not k.intensity_leaves_out:
+        return ""
+    how = "; ".join(dict.fromkeys(k.flops[p].collect or k.flops[p].reason for p in k.intensity_leaves_out))
+    return (f"FLOP/byte counts the measured FLOPs alone, each a lower bound (marked {AT_LEAST.strip()}): "
+            f"{left_out_names(k)} FLOPs not measured" + (f" ({how})" if how else ""))
 
 
 L2_ABOVE_FULL = ("an L2 hit rate above 100%: ncu counts hits and lookups in separate replay passes and does not clamp "
@@ -215,7 +237,7 @@ def verdict_parts(v: Verdict) -> tuple[str, str]:
         return (f"{BOUND_WORDS[v.bound]} (roofline only)", f"{busiest}; units the FP roofline does not measure "
                 f"(integer, special-function, load/store, tensor) are unseen without the SpeedOfLight section")
     both = f"SM {pct(v.sm_pct)}, memory {pct(v.memory_pct)} of peak"
-    waves = f", {v.waves_per_sm:.3g} waves per SM" if v.waves_per_sm is not None else ""
+    waves = f", {wave_count(v.waves_per_sm)} per SM" if v.waves_per_sm is not None else ""
     ncu = f"; ncu: {v.ncu_title}" if v.ncu_title else ""
     if v.bound in ("latency", "small_grid"):
         limit = f"both below {LATENCY_BELOW_PCT:.0f}%"

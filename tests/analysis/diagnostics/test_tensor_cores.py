@@ -244,16 +244,52 @@ def test_an_fp32_gemm_without_flops_is_offered_the_tensor_types_of_fp32_and_is_s
     assert item.est_saved_s is not None and "Re-profile" not in advice_text(item)
 
 
-def test_an_unsized_tensor_core_item_says_how_to_size_it_and_its_name_gives_the_precision(shared_report):
+def _spec_peaks(spec_file: str) -> dict[str, float]:
+    """The dense peaks of a device spec YAML, read here apart from the catalog's loader."""
+    import yaml
+
+    doc = yaml.safe_load((Path(__file__).resolve().parents[3] / "device_specs" / spec_file).read_text())
+    return {key: float(entry["value"]) for key, entry in doc["peaks"].items()}
+
+
+def test_an_unsized_item_on_a_gpu_whose_tf32_is_no_faster_offers_the_16_bit_types_with_their_gain(shared_report):
     """RTX 4090 torch.nn.Linear (custom metrics, no breakdowns nor FLOPs): ampere_sgemm_128x32_tn names FP32
-    operands, so TF32 and FP16/BF16 are offered (not FP8); nothing sizes the gain, so the item says to re-profile."""
+    operands, and the RTX 4090's datasheet puts TF32 Tensor Cores at the FP32 rate (82.6 TFLOP/s both): the item
+    never tells to try TF32 (it said "as TF32" first), says TF32 runs no faster and offers FP16/BF16 inputs with
+    their gain (tensor_fp16 / fp32 of the YAML, 2x), as the item of a launch with counted FLOPs words it; nothing
+    sizes the gain, so it says to re-profile. The cuBLAS item of the same launch says the same of FP32 data."""
     from roofline.render.report.prose import advice_text
 
+    peaks = _spec_peaks("rtx-4090.yaml")
+    assert peaks["tensor_tf32"] == peaks["fp32"]
     a = analyze_files([shared_report("rtx4090_torch-linear-sgemm_custom")])[0]
     k = next(k for k in a.launches if k.launch.name == "ampere_sgemm_128x32_tn")
     (item,) = [x for x in k.advice if x.kind == "tensor_cores"]
-    assert item.est_saved_s is None and "FP8" not in item.text and "as TF32" in item.text
+    said = (f"TF32 Tensor Cores run no faster than the FP32 CUDA cores (1x): only FP16/BF16 inputs would gain "
+            f"({peaks['tensor_fp16'] / peaks['fp32']:.3g}x), if the accuracy allows")
+    assert item.est_saved_s is None and "FP8" not in item.text and "as TF32" not in item.text
+    assert item.text.startswith(f"On this GPU {said}: its name says FP32 operands")
     assert advice_text(item).endswith("Re-profile with --set full to size the gain.")
+    (lib,) = [x for x in k.advice if x.kind == "library"]
+    assert f"for FP32 data, on this GPU {said}" in lib.text and "allow_tf32" not in lib.text
+
+
+@pytest.mark.parametrize("report, kernel", [("a10g_sgemm-progression_basic", "ampere_sgemm_128x64_nn"),
+                                            ("rtx3080_sgemm-vs-cublas_full", "ampere_sgemm_128x64_nn")])
+def test_a_cublas_sgemm_on_a_gpu_whose_tf32_is_no_faster_is_never_told_tf32(report, kernel, launch):
+    """A10G (basic set, no FLOPs counted) and RTX 3080 (full set): the datasheets put TF32 at the FP32 rate, so
+    neither the Tensor Core item nor the cuBLAS item advises TF32 (the A10G's item led with "as TF32" while its
+    saving sized the FP16 path, the RTX 3080's cuBLAS item said to enable TF32 beside a Tensor Core item saying it
+    runs no faster); both name the FP16/BF16 gain of the YAML's peaks."""
+    spec = {"a10g_sgemm-progression_basic": "a10g.yaml", "rtx3080_sgemm-vs-cublas_full": "rtx-3080.yaml"}[report]
+    peaks = _spec_peaks(spec)
+    assert peaks["tensor_tf32"] / peaks["fp32"] < 1.05
+    k = launch(report, kernel)
+    gain = f"only FP16/BF16 inputs would gain ({peaks['tensor_fp16'] / peaks['fp32']:.3g}x)"
+    items = {a.kind: a for a in k.advice}
+    assert gain in items["tensor_cores"].text and "as TF32" not in items["tensor_cores"].text
+    assert gain in items["library"].text and "TF32 enabled" not in items["library"].text
+    assert "allow_tf32" not in items["library"].text and "CUBLAS_TF32_TENSOR_OP_MATH" not in items["library"].text
 
 
 def test_a_tensor_launch_without_a_time_says_its_share_of_the_roof_is_not_known(tmp_path):

@@ -479,7 +479,7 @@ def test_a_dry_run_names_an_ncu_that_is_not_here_and_warns(work: Path) -> None:
 
 
 @pytest.mark.parametrize("name, fmt", [("notes.html", "html"), ("notes.MD", "markdown"), ("notes.json", "json"),
-                                       ("notes.out", "table")])
+                                       ("notes.txt", "table")])
 def test_the_report_output_name_chooses_the_format(work: Path, monkeypatch: pytest.MonkeyPatch, analyses: list,
                                                    name: str, fmt: str) -> None:
     fakencu.install(monkeypatch, work)
@@ -487,6 +487,19 @@ def test_the_report_output_name_chooses_the_format(work: Path, monkeypatch: pyte
     assert result.exit_code == 0, result.output
     [(_, _, (chosen, output, _))] = analyses
     assert chosen == fmt and str(output) == name
+
+
+def test_a_report_output_whose_extension_names_no_format_is_refused_before_profiling(
+        work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """notes.out chose the table silently; without --format the extension chooses, so one that names no format is
+    refused in one line naming the known ones, before ncu runs."""
+    fakencu.install(monkeypatch, work)
+    result = invoke("--report-output", "notes.out", "app.py")
+    assert result.exit_code == 2 and result.stderr == (
+        "roofline: error: --report-output notes.out: a .out file, and without --format the extension chooses the "
+        "format: end the name with one of .txt (table), .json (json), .md (markdown), .html (html), .csv (csv), or "
+        "give --format\n")
+    assert not (work / "app.ncu-rep").exists()
 
 
 def test_a_report_output_named_for_another_format_is_refused_before_profiling(

@@ -185,7 +185,8 @@ def test_a_report_without_breakdowns_names_its_governing_unit_as_the_breakdowns_
 def test_markdown_escapes_a_hostile_kernel_name_and_has_the_columns_the_table_gives(tmp_path: Path) -> None:
     """A model whose kernel is named evil|name`with*tick_: the Markdown table keeps its columns (the pipe escaped
     inside the code span, the backtick shown as '), as diff -f markdown writes names; the table has the "most saved
-    keeping the work" column the text gives, its launch count and the range of its launches' grades."""
+    keeping the work" and small-grid columns the text gives, its launch count and the range of its launches'
+    grades."""
     from markdown_it import MarkdownIt
 
     data = json.loads(FP32.read_text())
@@ -197,12 +198,12 @@ def test_markdown_escapes_a_hostile_kernel_name_and_has_the_columns_the_table_gi
     result = runner.invoke(app, ["grade", str(model), "-f", "markdown"])
     assert result.exit_code == 0, result.output
     tokens = MarkdownIt("commonmark").enable("table").parse(result.stdout)
-    header = [t.content for t in tokens if t.type == "inline"][2:13]
+    header = [t.content for t in tokens if t.type == "inline"][2:14]
     assert header == ["kernel", "launches", "grade", "launches' range", "at full peaks", "governing", "roof", "time",
-                      "floor", "most saved keeping the work and grid", "confidence"]
+                      "floor", "most saved keeping the work and grid", "small grids (not graded)", "confidence"]
     row = [t for t in tokens if t.type == "tr_open"][1]
-    cells = [t for t in tokens[tokens.index(row):] if t.type == "td_open"][:11]
-    assert len(cells) == 11
+    cells = [t for t in tokens[tokens.index(row):] if t.type == "td_open"][:12]
+    assert len(cells) == 12
     assert "| `evil\\|name'with*tick_` |" in result.stdout
     (k,) = grade_json(str(model))["kernels"]
     assert f"| {k['max_saving_s'] * 1e6:.3g} us |" in result.stdout
@@ -301,14 +302,15 @@ def test_the_text_never_wraps_a_number_away_from_its_unit(name: str) -> None:
 
 
 def test_markdown_gives_the_launch_count_and_the_range_of_the_launches_grades(raw_actions, tmp_path: Path) -> None:
-    """The H800 report's distribution_elementwise kernel: 4 launches (ncu_report), graded each; the Markdown table
-    gives the count and the lowest to highest of the launches' grades, as the text table does."""
+    """The H800 report's distribution_elementwise kernel: 4 launches (ncu_report), each graded but its small grid;
+    the Markdown table gives the count and the lowest to highest of the graded launches' grades, as the text table
+    does."""
     name = "h800_flash-attn-fwd_full"
     launches = [a for a in raw_actions(name) if a.name == "distribution_elementwise_grid_stride_kernel"]
     k = next(k for k in grade_json(str(find_shared_report(name)))["kernels"]
              if "distribution_elementwise" in k["kernel"])
-    grades = [g["grade"] for g in k["per_launch"]]
-    assert len(launches) == len(grades) == k["launches"] == 4
+    grades = [g["grade"] for g in k["per_launch"] if not g["small_grid"]]
+    assert len(launches) == len(k["per_launch"]) == k["launches"] == 4 and len(grades) == 3
     spread = f"{min(grades) * 100:.1f}% to {max(grades) * 100:.1f}%"
     out = tmp_path / "g.md"
     result = runner.invoke(app, ["grade", str(find_shared_report(name)), "-o", str(out)])
@@ -334,3 +336,69 @@ def test_a_tail_names_the_unit_whose_whole_blocks_make_it() -> None:
     assert f"governed by: tail of the {floor['name']} (roof {k['roof']})" in text
     (basic,) = grade_json(str(find_shared_report("rtx5060ti_transpose-occupancy-45launches_metrics")))["kernels"]
     assert basic["governing_name"] is None and basic["missing"]["governing_name"] == basic["missing"]["governing"]
+
+
+SMALL_GRID_REPORTS = ("a10g_sgemm-blocktiling_roofline", "h800_flash-attn-fwd_full", "v100_miniweather-openacc_full",
+                      "a100-40gb_selfjoin-cub-sort-154launches_basic")
+
+
+def raw_small_grid(raw: Any) -> bool:
+    """ncu's "Small Grid" from the raw metrics (read without roofline): both SpeedOfLight throughputs under 60% of
+    peak and under one wave per SM."""
+    names = ("sm__throughput.avg.pct_of_peak_sustained_elapsed",
+             "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", "launch__waves_per_multiprocessor")
+    if not all(raw.has(n) for n in names):
+        return False
+    sm, memory, waves = (raw[n] for n in names)
+    return sm < 60.0 and memory < 60.0 and waves < 1.0
+
+
+@pytest.mark.parametrize("name", SMALL_GRID_REPORTS)
+def test_the_grade_counts_small_grids_apart_as_the_summary_does(name: str, raw_actions: Any) -> None:
+    """A small grid is held back by its few blocks, not by a unit's peak: the grade leaves its launches ungraded and
+    their time apart (small_grid_s, the raw durations of ncu's Small Grid launches), so its most saved keeping the
+    work and grid is the summary's recoverable time kernel by kernel (the A10G blocktiling kernels: 0, not the 132
+    us the grade claimed at the SM's peak; the H800 elementwise kernel: one of its 4 launches apart)."""
+    path = find_shared_report(name)
+    raw = [a for a in raw_actions(name) if a.has("gpu__time_duration.sum")]
+    small_s = sum(a["gpu__time_duration.sum"] * 1e-9 for a in raw if raw_small_grid(a))
+    kernels = grade_json(str(path))["kernels"]
+    result = runner.invoke(app, ["summary", str(path), "-f", "json", "-n", "100"])
+    assert result.exit_code == 0, result.output
+    rows = {r["name"]: r for r in json.loads(result.stdout)["reports"][0]["rows"]}
+    assert small_s > 0 and sum(k["small_grid_s"] or 0.0 for k in kernels) == pytest.approx(small_s, rel=1e-9)
+    for k in kernels:
+        row = rows[k["kernel"]]
+        for mine, theirs in ((k["small_grid_s"], row["small_grid_s"]), (k["max_saving_s"], row["recoverable_s"])):
+            assert theirs is None and mine is None or mine == pytest.approx(theirs, rel=1e-9), k["kernel"]
+        apart = [g for g in k["per_launch"] if g["small_grid"]]
+        assert all(g["grade"] is None and "small grid" in g["missing"]["grade"] for g in apart)
+        if apart and len(apart) == len(k["per_launch"]):
+            assert (k["grade"], k["withheld"], k["max_saving_s"]) == (None, ["small_grid"], 0.0), k["kernel"]
+            assert k["small_grid_s"] == pytest.approx(k["measured_s"], rel=1e-12)
+
+
+def test_a_small_grid_kernel_reads_nothing_saved_keeping_the_grid_and_its_time_apart() -> None:
+    """A10G two_blocktiling (297 us, 0.5 waves): the table says the grade is withheld for its small grid, the most
+    saved keeping the work and grid is 0 and its 297 us are small grids, not a 132 us saving."""
+    path = find_shared_report("a10g_sgemm-blocktiling_roofline")
+    result = runner.invoke(app, ["grade", str(path), "-k", "two_blocktiling"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.stdout.split())
+    assert "grade: withheld - every timed launch is a small grid (too few blocks to fill the GPU)" in text
+    assert "most saved keeping the work and grid: 0 ns; small grids (not graded: the grid sets their time): 297 us" \
+        in text and "132 us" not in text
+
+
+def test_a_launch_ncu_could_not_measure_names_no_clock_option() -> None:
+    """H800 flash_fwd_kernel: ncu stored NaN for every metric of its launch, so its clock is not measured: the
+    condition says so and names no ncu option (--clock-control base cannot measure it), the grade's reason names
+    the fix (profile it again)."""
+    path = find_shared_report("h800_flash-attn-fwd_full")
+    k = next(k for k in grade_json(str(path))["kernels"] if k["kernel"].startswith("flash_fwd_kernel"))
+    clock = next(c for c in k["conditions"] if c["kind"] == "clock")
+    assert (clock["state"], clock["fix"], clock["measured"]) == ("not_measured", "", None)
+    assert "profile this kernel again" in k["missing"]["grade"]
+    result = runner.invoke(app, ["grade", str(path), "-k", "flash_fwd"], env={"COLUMNS": "200"})
+    assert "SM clock not measured: ncu measured no launch" in result.stdout
+    assert "clock-control" not in result.stdout

@@ -162,10 +162,10 @@ def test_the_help_defines_the_recoverable_time_the_code_computes():
     time above its floor at the peaks it can reach (analysis.roofline.recoverable_time, launches.within_reach), small
     grids apart, as docs/figures.md says."""
     help_text = " ".join(runner.invoke(app, ["summary", "--help"], env={"COLUMNS": "200"}).stdout.split())
-    assert ("recoverable time: time x (1 - attained / 100), attained = the largest of percent of roof, the SM "
+    assert ("recoverable time: the time above the launch's floor at the peaks it can reach (grade's most saved), "
+            "or without a time model time x (1 - attained / 100), attained = the largest of percent of roof, the SM "
             "and memory throughputs and the busiest SM unit in whole blocks per SM, at most the time above the "
-            "1.5 us launch floor and above the launch's floor at the peaks it can reach (grade's most saved); "
-            "small-grid launches are counted apart") in help_text
+            "1.5 us launch floor; small-grid launches are counted apart") in help_text
     assert "(1 - percent of roof)" not in help_text
     assert "Rank the kernels of whole applications by their time to gain: per launch, what its first advice item" \
         in help_text  # the figure it ranks by, the one the report's table and advice give
@@ -354,3 +354,32 @@ def test_a_plot_with_nothing_to_draw_is_refused_and_the_summary_still_written(sh
     assert result.stderr == (f"roofline: error: {out}: not written, nothing to plot: no kernel group of "
                              f"{shared_report(name)} has a measured time (a bar) or a place on the roofline: "
                              "re-profile with --set roofline or --set full, or leave out the plot\n")
+
+
+def test_a_store_with_no_analysed_report_is_one_line_naming_the_failed_files_and_exit_2(tmp_path) -> None:
+    """A store whose only collected file failed (bytes that are no ncu report): `summary STORE` printed the legend
+    alone with exit 0; it now says in one line that no report was analysed, names the failed file and the errors
+    view to read why, and exits 2 with nothing on standard output, as `summary` on that file alone does. An empty
+    store says it holds no report."""
+    bad = tmp_path / "foreign.ncu-rep"
+    bad.write_bytes(b"hello\n")
+    store = tmp_path / "s"
+    collected = runner.invoke(app, ["collect", str(bad), "-o", str(store)])
+    assert collected.exit_code == 2, collected.output
+    alone = runner.invoke(app, ["summary", str(bad)])
+    assert alone.exit_code == 2 and alone.stdout == ""
+    for fmt in ("table", "json"):
+        result = runner.invoke(app, ["summary", str(store), "-f", fmt])
+        assert result.exit_code == 2 and result.stdout == ""
+        assert result.stderr == (
+            f"roofline: error: {store}: nothing to summarise: no report of the store was analysed (1 file failed: "
+            f"{bad}): see why with roofline query {store} \"SELECT path, error FROM errors\", fix them and collect "
+            f"them again (roofline collect -o {store} FILE...)\n")
+    errors = runner.invoke(app, ["query", str(store), "SELECT path FROM errors", "-f", "json"])
+    assert errors.exit_code == 0 and str(bad) in errors.stdout
+    from roofline.store.dataset import open_store
+
+    open_store(tmp_path / "empty", create=True)
+    empty = runner.invoke(app, ["summary", str(tmp_path / "empty")])
+    assert empty.exit_code == 2 and empty.stderr.startswith(
+        f"roofline: error: {tmp_path / 'empty'}: nothing to summarise: the store holds no report: ")

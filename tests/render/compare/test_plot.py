@@ -302,7 +302,8 @@ def test_summary_plots_of_real_reports_have_no_clipped_or_overlapping_text(roofl
 def test_notes_go_under_the_axes_grouped_by_reason(same_app):
     fig = comparison_figure(same_app)
     note = next(t.get_text() for ax in fig.axes[1:] for t in ax.texts)
-    assert note.startswith("not drawn, no floating-point work") and "_kernel_agent in rtx4070ti" in note
+    assert note.startswith("not drawn, no DRAM intensity (FLOPs not measured in full") \
+        and "_kernel_agent in rtx4070ti" in note
     assert fig.axes[1].get_position().y1 <= fig.axes[0].get_position().y0  # below the plot
 
 
@@ -445,7 +446,8 @@ def test_the_summary_draws_the_reports_ceilings_as_report_does(raw_actions):
 def test_a_summary_group_without_flops_is_noted_with_a_hint_summary_has(roofline_report, raw_actions):
     """The V100 miniWeather report: set_halo_values_x runs no FP instruction (its dfma/dadd/dmul/ffma/fadd/fmul
     counters read 0 with ncu_report), so the summary plot does not place it and notes why with a hint that applies
-    to summary (its time is in the bars), not compare's --normalize, which summary has not."""
+    to summary (its time is in the bars), not compare's --normalize, which summary has not. Its FP16 FLOPs are not
+    measured in that set, so its intensity is not measured (not "no floating-point work": it may do FP16 math)."""
     name = "v100_miniweather-openacc_full"
     ops = [f"smsp__sass_thread_inst_executed_op_{p}{op}_pred_on.sum.per_cycle_elapsed" for p in "df"
            for op in ("add", "mul", "fma")]
@@ -454,9 +456,9 @@ def test_a_summary_group_without_flops_is_noted_with_a_hint_summary_has(roofline
     summary = summarize(analyze_report(roofline_report(name)), "kernel", 10)
     (panel,) = summary_data(gpu_panels([summary])).panels
     why = {what.split(" ", 1)[1]: reason for what, reason in panel.skipped}
-    assert why["set_halo_values_x_419_gpu"].startswith("no floating-point work")
+    assert why["set_halo_values_x_419_gpu"].startswith("no DRAM intensity (FLOPs not measured in full")
     assert all("--normalize" not in reason for reason in why.values())
-    assert why["set_halo_values_x_419_gpu"].endswith("; its time is in the bars)")
+    assert "re-profile with --set roofline" in why["set_halo_values_x_419_gpu"]  # a fix summary can act on
     assert any(b.label.endswith("set_halo_values_x_419_gpu") for b in panel.bars)
 
 
@@ -468,3 +470,39 @@ def test_a_summary_with_nothing_to_draw_gives_no_image(roofline_report):
     assert summary_plot(gpu_panels([empty]), "png") is None
     bars = summarize(analyze_report(roofline_report("rtx2070super_alife-143launches_basic")), "kernel", 5)
     assert (summary_plot(gpu_panels([bars]), "png") or b"")[:8] == PNG
+
+
+def test_the_summary_bars_show_small_grid_time_as_its_own_category(roofline_report, raw_actions):
+    """A10G blocktiling: three of its four kernels run about half a wave (ncu's "Small Grid"). The text counts their
+    time apart as small grids; their bars were all blue, "not recoverable". Each bar now draws the time held by the
+    units' peaks, then the small-grid time in its own colour and legend entry, then the recoverable time: the
+    small-grid kernels' bars are their whole raw duration in that colour, one_blocktiling's is blue and orange."""
+    from matplotlib.patches import Rectangle
+
+    from roofline.render.compare.plot import BAR_KEY, SMALL_GRID_COLOR
+
+    name = "a10g_sgemm-blocktiling_roofline"
+    raw = {r.name: r["gpu__time_duration.sum"] * 1e-3 for r in raw_actions(name)}  # us, the bars' unit here
+    summary = summarize(analyze_report(roofline_report(name)), "kernel", 10)
+    fig = summary_figure(gpu_panels([summary]))
+    bar_ax = next(ax for ax in fig.axes if ax.get_xlabel() == "time (us)")
+    labels = {round(t.get_position()[1]): t.get_text() for t in bar_ax.get_yticklabels()}  # row -> its group
+    from matplotlib.colors import to_hex
+
+    green = to_hex(SMALL_GRID_COLOR)
+    drawn: dict[int, list[tuple[str, float]]] = {}
+    for p in bar_ax.patches:
+        if isinstance(p, Rectangle) and p.get_width() > 0:
+            drawn.setdefault(round(p.get_y() + p.get_height() / 2), []).append((to_hex(p.get_facecolor()),
+                                                                                p.get_width()))
+    assert len(labels) == len(raw) == 4
+    for row, label in labels.items():
+        kernel = next(k for k in raw if label.split(" ", 1)[1].startswith(k[:12]))  # names cut in the middle
+        segments = drawn[row]
+        if kernel == "one_blocktiling":
+            assert green not in {c for c, _ in segments}
+        else:
+            assert segments == [(green, pytest.approx(raw[kernel], rel=1e-9))], kernel
+    legend = [t.get_text() for t in bar_ax.get_legend().get_texts()]
+    assert legend == [words for _, words in BAR_KEY] and "small grids (counted apart)" in legend
+    assert text_problems(fig) == []

@@ -334,3 +334,22 @@ def test_the_ranking_never_shows_two_kernels_under_one_name(shared_report):
     agents = [n for n in names if "kernel_agent" in n]
     assert len(agents) >= 4 and len(set(names)) == len(names)
     assert any(re.search(r"arg_min_f", n) for n in agents) and any(re.search(r"arg_max_f", n) for n in agents)
+
+
+def test_an_intensity_that_leaves_out_flops_not_measured_reads_as_a_lower_bound(shared_report):
+    """V100 miniWeather (FP16 not measured in its full set): each FLOP/byte cell of an advised kernel is marked
+    ">=" and a note says it counts the measured FLOPs alone, naming FP16 and the option that measures it; the
+    roofline line says so too. Markdown and HTML read the same blocks."""
+    from roofline.render.report import html
+
+    v = views(analyze_files([shared_report("v100_miniweather-openacc_full")]))
+    text, page = markdown.render(v), html.render(v)
+    k = next(x for x in v.reports[0].analysis.launches if x.launch.name == "compute_tendencies_x_309_gpu")
+    assert k.flops["fp16"].value is None and k.intensity_leaves_out == ("fp16",)
+    dram = k.intensity["dram"].value
+    assert f"| >= {dram:.3g} |" in text
+    note = ("FLOP/byte counts the measured FLOPs alone, each a lower bound (marked >=): FP16 FLOPs not measured "
+            "(re-profile with --set roofline (hierarchical half-precision chart)).")
+    assert f"> {note}" in text and note.replace(">=", "&gt;=") in page
+    assert f"Its intensity there, {dram:.3g} FLOP/byte (of the measured FLOPs alone: FP16 not measured)" in text
+    assert "| 0 |" not in text  # the zero-FLOP kernels' intensity is null, not 0

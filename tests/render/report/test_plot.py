@@ -308,8 +308,29 @@ def test_every_drawn_point_has_a_tooltip_and_the_links_given(example):
     k = next(k for k in example.launches if k.launch.name == "triad_fp32")
     tip = tips[plot.point_id(0, _series(data.panels[0], "triad_fp32"), "dram")]
     assert tip.splitlines() == [
-        "#2 triad_fp32", f"launch {k.launch.key}, 23.2% of the time", "DRAM: 3.02 TB/s, 90.0% of the plotted roof",
+        "#2 triad_fp32", f"launch {k.launch.key}, 23.2% of the time", "DRAM: 3.02 TB/s, 90.0% of the DRAM bandwidth",
         "503 GFLOP/s at 0.167 FLOP/byte", "kernel at 90.0% of roof (kernel-clock ceilings, per launch), bound: memory"]
+
+
+def test_a_tooltip_gives_each_level_as_a_percent_of_its_bandwidth_and_pooled_launches_as_such(analysed,
+                                                                                               raw_actions):
+    """A10G one_blocktiling (104 FLOP/byte at DRAM, past the FP32 ridge, so the roof at its point is the FP32
+    ceiling): its DRAM line is its DRAM bytes/s over the level's bandwidth (the kernel-clock DRAM roof), not a
+    percent of the roof at the point; the H800 elementwise kernel's 4 launches read "4 launches pooled", not
+    "launch 4 launches"."""
+    a = analysed("a10g_sgemm-blocktiling_roofline")
+    data = plot.plot_data(views([a]).reports)
+    s = _series(data.panels[0], "one_blocktiling")
+    tip = plot.tooltips(data)[plot.point_id(0, s, "dram")].splitlines()
+    (raw,) = [r for r in raw_actions("a10g_sgemm-blocktiling_roofline") if r.name.startswith("one_blocktiling")]
+    bytes_per_s = raw["dram__bytes.sum.per_second"]
+    roof = raw["dram__bytes.sum.peak_sustained"] * raw["dram__cycles_elapsed.avg.per_second"]  # the kernel-clock roof
+    assert tip[1] == f"launch {a.launches[0].launch.key}, 35.6% of the time"
+    assert tip[2] == f"DRAM: {bytes_per_s / 1e9:.3g} GB/s, {100 * bytes_per_s / roof:.1f}% of the DRAM bandwidth"
+    assert "plotted roof" not in "\n".join(plot.tooltips(data).values())
+    h800 = plot.plot_data(views([analysed("h800_flash-attn-fwd_full")]).reports)
+    pooled = next(x for x in h800.panels[0].series if x.launches == 4)
+    assert plot.tooltip(pooled, pooled.points[0]).splitlines()[1].startswith("4 launches pooled, ")
 
 
 def test_a_full_set_counts_every_direction_so_no_level_looks_inverted(analysed):
