@@ -28,12 +28,13 @@ built on these pairs and aggregates.
 
 from __future__ import annotations
 
+import enum
 import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from msgspec import Struct
 
@@ -45,8 +46,9 @@ from roofline.analysis.results import Cause, Value
 from roofline.analysis.work import WorkCheck, compare_work, governing
 from roofline.compare.noise import Change, compare_times
 from roofline.compare.plottable import Plottable, plottable
-from roofline.compare.projection import Projection, project
+from roofline.compare.projection import Projection, SharedMemoryFit, project, shared_memory_fit
 from roofline.compare.projection_launches import (
+    SAME_TIME,
     WorkloadProjection,
     kernel_speedup,
     project_everywhere,
@@ -73,6 +75,48 @@ MATCH_MODES: tuple[MatchMode, ...] = ("name", "demangled", "order", "family")
 GOVERNED = ("compute", "memory")  # the verdicts under which a roof sets the time, so the roofs predict a speedup
 LAUNCH_BOUND = ("latency", "small_grid")  # held back by latency or too few blocks: no roof governs
 NO_EXPECTATION = "no roofline expectation"
+
+
+class ExpectedBasis(str, enum.Enum):
+    """How a side's expected speedup is made (``_expected_on``): by ``roofline project``'s model, or as the ratio of
+    the governing roof times, and then why not by the model."""
+
+    BASE = "base"  # the base itself: its expected speedup is 1 by definition
+    PROJECTION = "projection"  # the base's launches over their projection onto the side's GPU at its base clock
+    ROOF_TIME_ONE_GPU = "roof_time_one_gpu"  # roof time A / roof time B: the reports share one GPU (one spec)
+    ROOF_TIME_WORK_APART = "roof_time_work_apart"  # each side's own work at its own roofs: the work differs, or
+    # could not be compared, so the base's launches projected say nothing of the side's
+    ROOF_TIME_NO_TARGET_SPEC = "roof_time_no_target_spec"  # the side's GPU has no catalog spec to project onto
+    ROOF_TIME_NO_BASE_CLOCK = "roof_time_no_base_clock"  # the side's spec gives no base clock to project at
+    ROOF_TIME_NO_SOURCE_SPEC = "roof_time_no_source_spec"  # the base's GPU has no spec, nor device attributes
+    # that give its rates
+
+
+class UnderBound(str, enum.Enum):
+    """Why a side's projected interval (``project``'s per-launch model) reaches under the roofline bound beside it
+    (the per-kernel model's: the kernel's summed work at the target's datasheet peaks at the chosen clock)."""
+
+    OTHER_KERNEL = "other_kernel"  # another kernel likely runs there (``projection_launches.OTHER_KERNEL``): the
+    # interval holds its work, which the measured work does not bound
+    L2_TERM = "l2_term"  # the bound counts the DRAM bytes the target's smaller L2 adds; the interval's floor the
+    # measured DRAM bytes
+    FLOORS_APART = "floors_apart"  # the interval's floor takes each launch's work at the target's peaks at its
+    # boost clock, the bound the kernel's summed work at the chosen clock
+
+
+class ClockRan(Struct, frozen=True):
+    """The SM clock a side's launches of a kernel ran at (their median, ``analysis.grade.clock_condition``) against
+    the base clock of its GPU's spec that its expected speedup by projection assumes there."""
+
+    state: State  # locked_base, above_base, below_base, short_launches or unknown (no clock in the report)
+    clock_hz: float | None
+    base_clock_hz: float
+
+    @property
+    def apart(self) -> bool:
+        """Whether the side ran beyond ``CLOCK_TOLERANCE`` of the base clock assumed (its launches long enough to
+        read it), so that its kept up counts that change of clock too."""
+        return self.state in (State.ABOVE_BASE, State.BELOW_BASE)
 
 
 # --- Matching kernels across reports ------------------------------------------------------------------
@@ -213,6 +257,10 @@ class KernelPair(Struct, frozen=True):
     throughputs: tuple[tuple[float | None, float | None] | None, ...] = ()
     expected_throughput: tuple[float | None, ...] = ()  # per side, the expected speedup x the work ratio
     method: str = "name"  # how the pair was matched, alone: name, map, order, family, demangled, regex:PATTERN
+    expected_basis: tuple[ExpectedBasis | None, ...] = ()  # per side, how its expected speedup is made (None: none)
+    # per side expected by projection, the clock its launches ran at against the base clock assumed there
+    expected_clock: tuple[ClockRan | None, ...] = ()
+    under_bound: tuple[UnderBound | None, ...] = ()  # per side projected, why its interval goes under its bound
 
     def different_work(self, i: int) -> bool:
         """Whether report i's kernel does other work than the base's (beyond the tolerance)."""
@@ -300,6 +348,20 @@ class OwnGpu(Struct, frozen=True):
     clock_hz: float
 
 
+class KernelFit(Struct, frozen=True):
+    """Whether a kernel's blocks, as built, fit the shared memory a block may have on a target
+    (``projection.shared_memory_fit``), or why that is not checked."""
+
+    target: str
+    kernel: str
+    fit: SharedMemoryFit | str
+
+    @property
+    def unfit(self) -> bool:
+        """Whether the kernel cannot launch there as built."""
+        return isinstance(self.fit, SharedMemoryFit) and not self.fit.fits
+
+
 class Unmeasured(Struct, frozen=True):
     """A kernel report ``report`` ran with every launch invalid (no time), which another report ran with valid ones:
     it falls among that other report's unmatched kernels; ``other_s`` is its time there, in report ``other``."""
@@ -328,6 +390,11 @@ class Comparison(Struct, frozen=True):
     plottable: Plottable = Plottable.NO_PAIRS  # whether the comparison plot holds a point, or why not (``plottable``)
     own_gpu: OwnGpu | None = None  # ``everywhere``'s row of the report's own GPU and the clocks behind it
     unmeasured: tuple[Unmeasured, ...] = ()  # kernels one of two reports ran with no valid launch (``_unmeasured``)
+    fits: tuple[KernelFit, ...] = ()  # each kernel of the base report: its blocks' shared memory on each target
+
+    def unfit(self, target: str) -> tuple[KernelFit, ...]:
+        """The kernels that cannot launch on ``target`` as built (``fits``)."""
+        return tuple(f for f in self.fits if f.target == target and f.unfit)
 
     def _repr_html_(self) -> str | None:
         """The comparison as Jupyter shows it: the hook the Python API registers (the HTML comparison without its
@@ -402,21 +469,37 @@ def pair_reports(analyses: Sequence[ReportAnalysis], matcher: Matcher = Matcher(
     require_maps_used(analyses, matcher)
     rows = [k for k in keyed[0] if len(keyed) == 1 or any(k in kd for kd in keyed[1:])]
     devices = [a.device for a in analyses]
-    specs = _specs(analyses, catalog)
-    bases = _specs(analyses, catalog, every=True) if project_to is not None else [None] * len(analyses)
+    one = one_gpu(analyses)
+    specs = _expectation_specs(analyses, catalog, one)
+    bases = _specs(analyses, catalog) if project_to is not None else [None] * len(analyses)
     pairs = [_pair(k, aggregate(keyed[0][k]), [aggregate(kd[k]) if k in kd else None for kd in keyed[1:]], labels,
                    project_to, options, devices, specs, bases, keyed[0][k],
                    tuple(kd.get(k) for kd in keyed), tuple(_derived(a) for a in analyses)
-                   if project_to is not None else ()) for k in rows]
+                   if project_to is not None else (), one) for k in rows]
     pairs.sort(key=lambda p: -(p.base.total_s.value or 0.0))
     paired = set(rows)
     unmatched = tuple(tuple(_key_text(k, kd[k]) for k in kd if k not in paired) for kd in keyed)
-    workload = _workload(analyses[0], bases[0], project_to, options.clock) if project_to is not None else None
+    source = (bases[0] or _derived(analyses[0])) if project_to is not None else None
+    workload = _workload(analyses[0], source, project_to, options.clock) if project_to is not None else None
+    own = own_gpu(analyses[0], source, (workload,)) if source is not None and workload is not None else None
+    fits = tuple(KernelFit(project_to.id, p.key, p.projections[0].shared_memory) for p in pairs
+                 if project_to is not None and p.projections and p.projections[0] is not None)
     return Comparison(tuple(report_ref(a, label) for a, label in zip(analyses, labels, strict=True)), matcher.label,
                       tuple(pairs), unmatched, project_to.id if project_to else None, options.alpha,
                       options.work_tolerance, options.clock, workload, confidence=1.0 - 2 * options.alpha,
-                      plottable=plottable([p.sides for p in pairs]),
-                      unmeasured=_unmeasured(analyses, matcher, keyed))
+                      plottable=plottable([p.sides for p in pairs]), own_gpu=own,
+                      unmeasured=_unmeasured(analyses, matcher, keyed), fits=fits)
+
+
+def one_gpu(analyses: Sequence[ReportAnalysis]) -> list[bool]:
+    """Per report, whether it ran on the base report's GPU: the same spec, and for a GPU no catalog spec names (its
+    spec derived from its device attributes, or none) the same device name."""
+    from roofline.specs.catalog import DERIVED_ID
+
+    ids = [a.spec_id for a in analyses]
+    names = [a.device.name for a in analyses]
+    return [ids[i] == ids[0] and (ids[0] not in (None, DERIVED_ID) or names[i] == names[0])
+            for i in range(len(analyses))]
 
 
 def _unmeasured(analyses: Sequence[ReportAnalysis], matcher: Matcher,
@@ -444,8 +527,8 @@ def _unmeasured(analyses: Sequence[ReportAnalysis], matcher: Matcher,
 def _workload(analysis: ReportAnalysis, source: DeviceSpec | None, target: DeviceSpec,
               clock: TargetClock) -> WorkloadProjection | None:
     """The base report's launches projected onto ``target`` (``compare.projection_launches``); the source GPU's
-    rates per SM and clock from its spec, else from its device attributes (``specs.derived``); None without either."""
-    source = source or _derived(analysis)
+    rates per SM and clock from ``source``, its spec or else the one its device attributes give (``specs.derived``);
+    None without either."""
     if source is None:
         return None
     return project_workload(analysis.valid_launches, analysis.device, source, target, clock)
@@ -464,19 +547,21 @@ def project_onto_many(analysis: ReportAnalysis, targets: Sequence[DeviceSpec],
     """``roofline project REPORT --to all`` (or several ids): the report's workload projected onto each of
     ``targets``, fastest total first (``projection_launches.project_everywhere``), in a comparison of that report
     alone; RooflineError (one line) where neither a spec nor the device attributes give the source GPU's rates."""
-    source = _specs([analysis], catalog, every=True)[0] or _derived(analysis)
+    source = _specs([analysis], catalog)[0] or _derived(analysis)
     if source is None:
         raise RooflineError(f"{analysis.report.path}: no spec for {analysis.device.name} and its device attributes "
                             "do not give its rates", "pass --specs with a spec for it")
     c = pair_reports([analysis], options=PairOptions(clock=clock), catalog=catalog)
     everywhere = project_everywhere(analysis.valid_launches, analysis.device, source, targets, clock)
+    fits = tuple(KernelFit(t.id, p.key, shared_memory_fit(p.base, analysis.device, t)) for t in targets
+                 for p in c.pairs)
     return Comparison(c.reports, c.matching, c.pairs, c.unmatched, None, c.alpha, c.work_tolerance, clock, None,
-                      everywhere, c.confidence, c.plottable, own_gpu(analysis, source, everywhere))
+                      everywhere, c.confidence, c.plottable, own_gpu(analysis, source, everywhere), fits=fits)
 
 
 def own_gpu(analysis: ReportAnalysis, source: DeviceSpec, everywhere: Sequence[WorkloadProjection]) -> OwnGpu | None:
-    """The row of the report's own GPU among ``everywhere``, with the clock the report ran at and the projection's
-    there (``OwnGpu``); None where that GPU is not among the projected ones."""
+    """The row of the report's own GPU among ``everywhere`` (one row: ``--to`` its own GPU alone), with the clock the
+    report ran at and the projection's there (``OwnGpu``); None where that GPU is not among the projected ones."""
     row = next((w for w in everywhere if w.target == source.id and w.launches), None)
     if row is None or row.clock_hz is None:
         return None
@@ -577,13 +662,10 @@ def _key_text(key: Key, launches: Launches) -> str:
     return " | ".join(dict.fromkeys(k.name for k in launches.kernel_launches))
 
 
-def _specs(analyses: Sequence[ReportAnalysis], catalog: SpecCatalog | None,
-           every: bool = False) -> list[DeviceSpec | None]:
+def _specs(analyses: Sequence[ReportAnalysis], catalog: SpecCatalog | None) -> list[DeviceSpec | None]:
     """Each report's device spec (the one of ``catalog``, built-in by default, its analysis matched), None where
-    it matched none; for one GPU only with ``every`` (expectations come from the roofs of the same GPU)."""
+    it matched none (a spec derived from its device attributes has no catalog id)."""
     ids = [a.spec_id for a in analyses]
-    if len({i for i in ids if i}) < 2 and not every:
-        return [None] * len(analyses)
     if catalog is None:
         from roofline.specs.catalog import load_catalog
 
@@ -592,69 +674,111 @@ def _specs(analyses: Sequence[ReportAnalysis], catalog: SpecCatalog | None,
     return [known.get(i) if i else None for i in ids]
 
 
+def _expectation_specs(analyses: Sequence[ReportAnalysis], catalog: SpecCatalog | None,
+                       one: Sequence[bool]) -> list[DeviceSpec | None]:
+    """Each report's spec for the expected speedups across GPUs (``_expected_on``): its catalog spec, else the one its
+    device attributes give (``specs.derived``, as ``roofline project`` takes for its source); none where every
+    report ran on the base's GPU (``one_gpu``: the ratio of the roof times, no spec read)."""
+    if all(one):
+        return [None] * len(analyses)
+    return [spec or _derived(a) for spec, a in zip(_specs(analyses, catalog), analyses, strict=True)]
+
+
 def _pair(key: Key, base: KernelStats, others: list[KernelStats | None], labels: Sequence[str],
           target: DeviceSpec | None, options: PairOptions, devices: Sequence[Device],
           specs: Sequence[DeviceSpec | None] = (), bases: Sequence[DeviceSpec | None] = (),
           base_launches: Launches | None = None, side_launches: Sequence[Launches | None] = (),
-          derived: Sequence[DeviceSpec | None] = ()) -> KernelPair:
+          derived: Sequence[DeviceSpec | None] = (), one: Sequence[bool] = ()) -> KernelPair:
     """Work, time change and expectation of every side against the base (side 0, its launches ``base_launches``);
-    a side absent from its report gets None with why. Each side's projection onto ``target`` takes its launches
-    (``side_launches``) through ``project``'s per-launch model (``_per_launch``)."""
+    a side absent from its report gets None with why. ``specs``: each report's spec for the expectations across
+    GPUs (``_expectation_specs``), ``one``: whether each report ran on the base's GPU. Each side's projection onto
+    ``target`` takes its launches (``side_launches``) through ``project``'s per-launch model (``_per_launch``)."""
     sides = [base, *others]
-    speedup: list[Value] = []
-    expected: list[Value] = []
-    changes: list[Change | None] = []
-    for i, (side, label) in enumerate(zip(sides, labels, strict=True)):
-        absent = Value(None, f"kernel not in {label}")
-        change = _change(base, side, options.alpha) if side and i else None
-        changes.append(change)
-        speedup.append(Value(1.0 / change.ratio, via="1 / median pairwise time ratio (Hodges-Lehmann)") if change
-                       else _ratio(base.per_launch_s, side.per_launch_s, "time per launch") if side else absent)
+    launches = [side_launches[i] if i < len(side_launches) else None for i in range(len(sides))]
+    changes = [_change(base, side, options.alpha) if side and i else None for i, side in enumerate(sides)]
+    speedup = [_speedup(base, side, change, label) for side, change, label in zip(sides, changes, labels, strict=True)]
     work = tuple(compare_work(base.work, s.work, options.work_tolerance, s.names == base.names,
                               (governing(base.verdict, base.roof), governing(s.verdict, s.roof)))
                  if i and s and s.work and base.work else None for i, s in enumerate(sides))
-    for i, side in enumerate(sides):
-        check = work[i]
-        same_work = check is not None and not check.different
-        expected.append(_expected_on(base, side, i, devices[0], specs if same_work else (), base_launches) if side
-                        else Value(None, f"kernel not in {labels[i]}"))
+    found = [_expected_on(base, side, i, devices[0], specs, Across(one[i] if i < len(one) else True,
+                                                                   check is not None and not check.different,
+                                                                   base_launches, launches[i]))
+             if side else Expected(Value(None, f"kernel not in {labels[i]}"))
+             for i, (side, check) in enumerate(zip(sides, work, strict=True))]
+    expected = [e.value for e in found]
     kept = tuple(_ratio(a, b, "speedup") for a, b in zip(speedup, expected, strict=True))
     rates = tuple((throughput(base, check.unit_key), throughput(side, check.unit_key)) if check and side else None
                   for check, side in zip(work, sides, strict=True))
     expected_rate = tuple(e.value * check.work_ratio if check and check.work_ratio and e.value is not None else None
                           for check, e in zip(work, expected, strict=True))
-    projections = tuple(_per_launch(project(s, d, target, options.clock, source_spec=spec),
-                                    side_launches[i] if i < len(side_launches) else None, d,
-                                    spec or (derived[i] if i < len(derived) else None), target, options.clock)
-                        if s else None for i, (s, d, spec) in enumerate(zip(sides, devices, bases, strict=True))) \
-        if target is not None else ()
+    projected = [_projected(s, d, spec or (derived[i] if i < len(derived) else None), bases[i] if i < len(bases)
+                            else None, launches[i], target, options.clock) if s and target is not None else None
+                 for i, (s, d, spec) in enumerate(zip(sides, devices, bases, strict=True))] if target else []
     how = {"map": f"map {key[1]}", "order": f"order #{key[1]}"}.get(key[0], key[0])
     return KernelPair(f"#{key[1]}" if key[0] == "order" else key[1], how, tuple(sides), tuple(speedup),
-                      tuple(expected), kept, projections, work, tuple(changes),
+                      tuple(expected), kept, tuple(x[0] if x else None for x in projected), work, tuple(changes),
                       tuple(launch_overhead(s) if s else Value(None, "kernel absent") for s in sides), rates,
-                      expected_rate, key[0])
+                      expected_rate, key[0], tuple(e.basis for e in found), tuple(e.clock for e in found),
+                      tuple(x[1] if x else None for x in projected))
+
+
+def _speedup(base: KernelStats, side: KernelStats | None, change: Change | None, label: str) -> Value:
+    """A side's speedup over the base: 1 / its median pairwise time ratio, else the ratio of the times per launch;
+    None with why where the kernel is not in that side's report."""
+    if side is None:
+        return Value(None, f"kernel not in {label}")
+    if change is not None:
+        return Value(1.0 / change.ratio, via="1 / median pairwise time ratio (Hodges-Lehmann)")
+    return _ratio(base.per_launch_s, side.per_launch_s, "time per launch")
+
+
+def _projected(s: KernelStats, device: Device, source: DeviceSpec | None, spec: DeviceSpec | None,
+               launches: Launches | None, target: DeviceSpec,
+               clock: TargetClock) -> tuple[Projection, UnderBound | None]:
+    """One side's projection onto ``target`` (``_per_launch``: its launches through ``project``'s per-launch model,
+    from ``source``, its spec or the derived one; ``spec``: its catalog spec, for the per-kernel model) and why its
+    interval goes under its roofline bound, where it does (``under_bound``)."""
+    got, other = _per_launch(project(s, device, target, clock, source_spec=spec), launches, device, source, target,
+                             clock)
+    return got, under_bound(got, other)
+
+
+def under_bound(p: Projection, other_kernel: Sequence[str]) -> UnderBound | None:
+    """Why a projection's interval reaches under its roofline bound (``UnderBound``; ``other_kernel``: the keys of
+    ``projection_launches.OTHER_KERNEL`` its launches carry); None where its low end is at the bound or above, or
+    either is missing."""
+    low, bound = p.low_s.value, p.bound_s.value
+    if low is None or bound is None or low >= bound * (1.0 - SAME_TIME):
+        return None
+    if other_kernel:
+        return UnderBound.OTHER_KERNEL
+    if p.l2 is not None and p.l2.factor > 1.0:
+        return UnderBound.L2_TERM
+    return UnderBound.FLOORS_APART
 
 
 def _per_launch(p: Projection, launches: Launches | None, device: Device, source: DeviceSpec | None,
-                target: DeviceSpec, clock: TargetClock) -> Projection:
+                target: DeviceSpec, clock: TargetClock) -> tuple[Projection, tuple[str, ...]]:
     """The kernel's projection with its time, interval and governing unit from ``project``'s per-launch model
     (``projection_launches.project_workload`` over its launches, the mean per launch: the number ``roofline
     project`` gives the same launches); the roofline bound, the clocks, the L2 term and the shared-memory fit stay
-    the kernel's. Without the launches or a source spec, the time is null with why."""
+    the kernel's. Without the launches or a source spec, the time is null with why. Also the keys of
+    ``OTHER_KERNEL`` its launches carry there."""
     from msgspec.structs import replace
 
     if launches is None or source is None:
         why = Value(None, f"no per-launch projection: {'no launches' if launches is None else 'no source spec'}")
-        return replace(p, projected_s=why, low_s=why, high_s=why, basis=str(why.reason))
+        return replace(p, projected_s=why, low_s=why, high_s=why, basis=str(why.reason)), ()
     w = project_workload(launches, device, source, target, clock)
     if w.projected_s is None or w.low_s is None or w.high_s is None or not w.launch_count:
         why = Value(None, f"no projection onto {target.id}: {w.reason or 'no projected time'}")
-        return replace(p, projected_s=why, low_s=why, high_s=why, basis=str(why.reason))
+        return replace(p, projected_s=why, low_s=why, high_s=why, basis=str(why.reason)), ()
     n = w.launch_count
     basis = (f"the mean of {n} launch{'es' if n > 1 else ''} projected per unit onto {target.id} at its {w.clock} "
              "clock (roofline project's model)")
+    other = tuple(dict.fromkeys(key for x in w.launches for key in x.other_kernel))
     return replace(p, projected_s=Value(w.projected_s / n, via=basis), low_s=Value(w.low_s / n, via=basis),
-                   high_s=Value(w.high_s / n, via=basis), basis=basis, governing=w.governing)
+                   high_s=Value(w.high_s / n, via=basis), basis=basis, governing=w.governing), other
 
 
 def throughput(s: KernelStats, key: str) -> float | None:
@@ -672,19 +796,76 @@ def _change(base: KernelStats, side: KernelStats, alpha: float) -> Change | None
     return compare_times(base.durations_s, side.durations_s, alpha)
 
 
+class Across(NamedTuple):
+    """What a side's expectation across GPUs needs beside the two kernels: whether its report ran on the base's GPU
+    (``one_gpu``), whether its work is the base's (the base's launches projected then stand for it), and the base's
+    and the side's launches of the kernel."""
+
+    one_gpu: bool
+    same_work: bool
+    base_launches: Launches | None
+    launches: Launches | None
+
+
+class Expected(NamedTuple):
+    """A side's expected speedup, how it is made (None where there is none), and for one by projection the clock the
+    side's launches ran at against the base clock assumed there."""
+
+    value: Value
+    basis: ExpectedBasis | None = None
+    clock: ClockRan | None = None
+
+
 def _expected_on(base: KernelStats, side: KernelStats, i: int, source: Device,
-                 specs: Sequence[DeviceSpec | None], base_launches: Launches | None = None) -> Value:
-    """The expected speedup of side ``i``: none where no roof governs a side (``_expected``); on another GPU, the
-    base's launches over their projection onto that GPU at its base clock, the clock ncu locks
+                 specs: Sequence[DeviceSpec | None], across: Across) -> Expected:
+    """The expected speedup of side ``i``: none where no roof governs a side (``_expected``); for the same work on
+    another GPU, the base's launches over their projection onto that GPU at its base clock, the clock ncu locks
     (``compare.projection_launches.kernel_speedup``: ``roofline project A --to B --clock base``'s number for this
-    kernel); on the same GPU, the ratio of the governing roof times."""
-    spec = specs[i] if i and i < len(specs) else None
+    kernel), where ``project`` can make it: the side's GPU has a catalog spec with a base clock and the base's GPU
+    rates (a spec, or its device attributes); else, and on one GPU, the ratio of the governing roof times
+    (``ExpectedBasis`` says which, and why)."""
     by_roofs = _expected(base, side, i)
-    if by_roofs.value is None or spec is None or specs[0] is None or spec.id == specs[0].id:
-        return by_roofs  # no roof governs a side (latency, small grid, balanced), or one GPU
-    if base_launches is None:
-        return Value(None, f"no projection onto {spec.id}: the base's launches not given")
-    return kernel_speedup(base_launches, source, specs[0], spec, "base")
+    if by_roofs.value is None:
+        return Expected(by_roofs)  # no roof governs a side (latency, small grid, balanced)
+    if not i:
+        return Expected(by_roofs, ExpectedBasis.BASE)
+    if across.one_gpu:
+        return Expected(by_roofs, ExpectedBasis.ROOF_TIME_ONE_GPU)
+    if not across.same_work:
+        return Expected(by_roofs, ExpectedBasis.ROOF_TIME_WORK_APART)
+    source_spec, spec = (specs[0], specs[i]) if i < len(specs) else (None, None)
+    base_hz = spec.base_clock_hz if spec is not None and projectable(spec) else None
+    if source_spec is None or spec is None or base_hz is None:
+        return Expected(by_roofs, _no_projection(source_spec, spec))
+    if across.base_launches is None:
+        return Expected(Value(None, f"no projection onto {spec.id}: the base's launches not given"))
+    got = kernel_speedup(across.base_launches, source, source_spec, spec, "base")
+    if got.value is None:
+        return Expected(got)
+    ran = clock_condition(across.launches, spec) if across.launches is not None else None
+    return Expected(got, ExpectedBasis.PROJECTION,
+                    ClockRan(ran.state, ran.measured, base_hz) if ran is not None else None)
+
+
+def projectable(target: DeviceSpec) -> bool:
+    """Whether ``roofline project --to ... --clock base`` takes ``target``: a catalog spec (a derived one has no id
+    to name) with a base clock."""
+    from roofline.specs.catalog import DERIVED_ID
+
+    return target.id != DERIVED_ID and target.base_clock_hz is not None
+
+
+def _no_projection(source: DeviceSpec | None, target: DeviceSpec | None) -> ExpectedBasis:
+    """Why ``project`` cannot project the base's launches onto a side's GPU at its base clock (the roof times then):
+    no rates for the base's GPU, no catalog spec for the side's (``project --to`` takes a spec id), or no base clock
+    in it."""
+    from roofline.specs.catalog import DERIVED_ID
+
+    if source is None:
+        return ExpectedBasis.ROOF_TIME_NO_SOURCE_SPEC
+    if target is None or target.id == DERIVED_ID:
+        return ExpectedBasis.ROOF_TIME_NO_TARGET_SPEC
+    return ExpectedBasis.ROOF_TIME_NO_BASE_CLOCK
 
 
 def _expected(base: KernelStats, side: KernelStats, i: int) -> Value:

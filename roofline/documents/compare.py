@@ -19,9 +19,22 @@ from roofline.analysis.results import Bound
 from roofline.analysis.view import LeftOut
 from roofline.analysis.work import Measure, WorkCheck, WorkNote
 from roofline.compare.noise import Change
-from roofline.compare.pairing import Comparison, KernelPair, OwnGpu, ReportRef
-from roofline.compare.projection import Projection
-from roofline.compare.projection_launches import WorkloadProjection
+from roofline.compare.pairing import (
+    ClockRan,
+    Comparison,
+    ExpectedBasis,
+    KernelPair,
+    OwnGpu,
+    ReportRef,
+    UnderBound,
+)
+from roofline.compare.projection import Projection, SharedMemoryFit
+from roofline.compare.projection_launches import (
+    LEFT_OUT_WORDS,
+    KernelTotal,
+    LeftOutKernel,
+    WorkloadProjection,
+)
 from roofline.compare.ranking import RECOVERABLE_COUNTS, TIME_TO_GAIN_COUNTS, AppSummary, RankedByKind, SummaryRow
 from roofline.compare.regression import DiffResult, GateNote, NotJudged, Unchecked, Verdict
 from roofline.core.choices import TargetClock
@@ -156,6 +169,10 @@ class ProjectionDoc(Struct, frozen=True):
     clock: ClockDoc | None
     l2_term: L2TermDoc | None
     shared_memory: SharedMemoryDoc | None
+    # why the interval's low end is under bound_s: other_kernel (another kernel likely there, which the measured work
+    # does not bound), l2_term (the bound counts the DRAM bytes a smaller L2 adds), floors_apart (the interval's floor
+    # is each launch's work at the boost clock's peaks, the bound the summed work at the chosen clock)
+    under_bound: UnderBound | None = None
 
 
 class Stats(Struct, frozen=True):
@@ -185,7 +202,7 @@ class Stats(Struct, frozen=True):
 
 class MeasureDoc(Struct, frozen=True):
     """One quantity of work on both sides, per launch, and whether it differs or decides; ``missing`` holds the
-    reason of each null (keys ``base``, ``other``, ``ratio``)."""
+    reason of each null (keys ``base``, ``other``, ``ratio``, ``apart``)."""
 
     base: Number
     other: Number
@@ -219,7 +236,8 @@ class WorkDoc(Struct, frozen=True):
 
 
 class ChangeDoc(Struct, frozen=True):
-    """A change of launch times (other / base) with its interval."""
+    """A change of launch times (other / base) with its interval; ``missing``: why the interval or ``untested`` is
+    null."""
 
     ratio: float
     low: Number
@@ -229,20 +247,37 @@ class ChangeDoc(Struct, frozen=True):
     new_launches: int
     untested: str | None
     estimate: str
+    missing: dict[str, str] = {}
 
 
 class Headline(Struct, frozen=True):
-    """The figure a report is compared with the base by, with its interval."""
+    """The figure a report is compared with the base by, with its interval; ``missing``: why a null is null."""
 
     kind: HEADLINE
     unit: str
     ratio: Number
     low: Number
     high: Number
+    missing: dict[str, str] = {}
+
+
+class ExpectedClockDoc(Struct, frozen=True):
+    """For an expected speedup by projection: the SM clock the side's launches of the kernel ran at (their median)
+    against the base clock of its spec the projection assumes there; ``state`` above_base or below_base: the side ran
+    beyond 3% of it, and its kept up counts that change of clock too (locked_base: within; short_launches: read only
+    on launches too short to read it, not judged; unknown: no clock in the report)."""
+
+    state: State
+    clock_hz: Number
+    base_clock_hz: float
+    missing: dict[str, str]
 
 
 class Pair(Struct, frozen=True):
-    """A kernel matched across the reports: one entry per report (null where it is absent there)."""
+    """A kernel matched across the reports: one entry per report (null where it is absent there); the reason of each
+    null under ``missing``, keyed by the list's index (``speedup[1]``). ``expected_basis``: how each expected speedup
+    is made, projection (``roofline project A --to B --clock base``'s number) or roof_time_* (roof time A / roof time
+    B, and why not by projection: one_gpu, work_apart, no_target_spec, no_base_clock, no_source_spec)."""
 
     key: str
     label: str
@@ -256,6 +291,8 @@ class Pair(Struct, frozen=True):
     expected_speedup: list[Number]
     kept_up: list[Number]
     missing: dict[str, str]
+    expected_basis: list[ExpectedBasis | None] = []
+    expected_clock: list[ExpectedClockDoc | None] = []
 
 
 class CompareJson(Struct, frozen=True):
@@ -273,6 +310,7 @@ class CompareJson(Struct, frozen=True):
     reports: list[LetteredRef]
     kernels: list[Pair]
     unmatched: dict[str, list[str]]
+    missing: dict[str, str] = {}  # the reason of a null project_to
 
 
 class ThresholdsDoc(Struct, frozen=True):
@@ -412,8 +450,35 @@ class OwnGpuDoc(Struct, frozen=True):
     missing: dict[str, str]
 
 
+class KernelTotalDoc(KernelTotal, frozen=True, kw_only=True):
+    """One kernel name's launches summed on one GPU (``KernelTotal``), with whether its blocks, as built, fit a
+    block's shared memory there; ``missing``: why ``shared_memory`` is null."""
+
+    shared_memory: SharedMemoryDoc | None = None
+    missing: dict[str, str] = {}
+
+
+class LeftOutKernelDoc(LeftOutKernel, frozen=True, kw_only=True):
+    """The launches of one kernel left out of a projection for one cause, and that cause in words."""
+
+    reason: str = ""
+
+
+class WorkloadDoc(WorkloadProjection, frozen=True, kw_only=True):
+    """A workload projected onto one GPU (``WorkloadProjection``), its kernels with their shared-memory check, its
+    left-out kernels with their reason in words; ``missing``: the reason of each null figure (``reason`` where
+    nothing was projected there: then ``measured_s`` is the measured total the other GPUs' rows count, where one
+    has a projection)."""
+
+    kernels: tuple[KernelTotalDoc, ...] = ()
+    left_out_kernels: tuple[LeftOutKernelDoc, ...] = ()
+    missing: dict[str, str] = {}
+
+
 class ProjectJson(Struct, frozen=True):
-    """``roofline project -f json``: the report and each kernel's projected time per launch on the target."""
+    """``roofline project -f json``: the report and each kernel's projected time per launch on the target; with
+    several targets (``--to all`` or a list) each one's workload under ``everywhere``, ``target``, ``workload`` and
+    ``kernels`` empty (said under ``missing``)."""
 
     generator: Generator
     schema_version: Version
@@ -423,9 +488,10 @@ class ProjectJson(Struct, frozen=True):
     clock: TargetClock
     report: ReportRefDoc
     kernels: list[ProjectKernel]  # per kernel name, summed from ``workload``'s launches
-    workload: WorkloadProjection | None = None  # every launch projected, grouped where identical, and the total
-    everywhere: list[WorkloadProjection] = []  # --to all or several ids: the workload on each GPU, fastest first
-    own_gpu: OwnGpuDoc | None = None  # the row of the report's own GPU in ``everywhere`` and the clocks behind it
+    workload: WorkloadDoc | None = None  # every launch projected, grouped where identical, and the total
+    everywhere: list[WorkloadDoc] = []  # --to all or several ids: the workload on each GPU, fastest first
+    own_gpu: OwnGpuDoc | None = None  # the report's own GPU's row (of ``everywhere``, or ``workload``) and its clocks
+    missing: dict[str, str] = {}  # why target, workload or own_gpu is null, or kernels or everywhere empty
 
 
 class SummaryRowDoc(Struct, frozen=True):
@@ -490,11 +556,13 @@ class SummaryJson(Struct, frozen=True, omit_defaults=True):
 
 def compare_json(c: Comparison, words: CompareWords) -> CompareJson:
     """``kind: compare``: the reports, every matched kernel with one entry per report, unmatched kernels."""
+    missing = {} if c.project_to else {"project_to": "not projected: compare --project-to GPU projects each kernel "
+                                                     "onto another GPU"}
     return CompareJson(
         GENERATOR, SCHEMA_VERSION, "compare", tool(), c.matching, c.project_to, c.clock, c.alpha, c.work_tolerance,
         [LetteredRef(letter(i), **asdict(report_ref(r))) for i, r in enumerate(c.reports)],
         [pair_doc(p, c.reports, words) for p in c.pairs],
-        {r.label: list(names) for r, names in zip(c.reports, c.unmatched, strict=True)})
+        {r.label: list(names) for r, names in zip(c.reports, c.unmatched, strict=True)}, missing)
 
 
 def diff_json(d: DiffResult, words: CompareWords) -> DiffJson:
@@ -522,12 +590,13 @@ def diff_missing(d: DiffResult) -> dict[str, str]:
     sides = zip(("base", "new"), d.comparison.reports, strict=True)
     off = (("roof_drop_pct", "--fail-if-roof-drop", d.thresholds.roof_drop_pct),
            ("new_share_pct", "--fail-if-new-share", d.thresholds.new_share_pct))
+    unknown = "neither report has a launch time of the kernel"
     return ({f"{side}.total_time_s": "no launch of the report has a time" for side, r in sides
              if number(r.total_time_s) is None}
             | {f"thresholds.{key}": f"{option} not given: that gate is off" for key, option, value in off
                if value is None}
-            | {f"not_judged.{i}.share_pct": "neither report has a launch time of the kernel"
-               for i, n in enumerate(d.not_judged) if n.share_pct is None})
+            | {f"not_judged[{i}].{key}": unknown for i, n in enumerate(d.not_judged)
+               for key, value in (("share_pct", n.share_pct), ("share_of", n.share_of)) if value is None})
 
 
 def only_in_new_doc(d: DiffResult, missing: dict[str, str]) -> tuple[float | None, float | None, dict[str, str],
@@ -564,6 +633,8 @@ def diff_kernel(v: Verdict, reports: Sequence[ReportRef], words: CompareWords) -
         reasons=list(v.reasons), unchecked=[words.unchecked(u) for u in v.unchecked], hot_lines=hot_lines(v, missing),
         missing=missing)
     missing.update(judged_missing(v, words, (out.change is None, out.share_pct is None, out.p_value is None)))
+    if v.not_gated is None:
+        missing["not_gated"] = "gated: the gate judged the kernel (gated true)"
     return out
 
 
@@ -611,11 +682,21 @@ def hot_lines(v: Verdict, missing: dict[str, str]) -> list[HotLineShift] | None:
 
 
 def change_doc(change: Change | None) -> ChangeDoc | None:
-    """A change of launch times (other / base) with its interval, or null where there are no times."""
+    """A change of launch times (other / base) with its interval, or null where there are no times; ``missing``:
+    why the interval's ends are null (untested for noise), or why ``untested`` is (tested)."""
     if change is None:
         return None
     return ChangeDoc(change.ratio, change.low, change.high, change.confidence, change.base_n, change.new_n,
-                     change.untested or None, CHANGE_ESTIMATE)
+                     change.untested or None, CHANGE_ESTIMATE, interval_missing(change))
+
+
+def interval_missing(change: Change) -> dict[str, str]:
+    """Why a change's interval ends are null (the reason it is untested), and why ``untested`` is null."""
+    missing = {key: f"untested: {change.untested or 'no interval'}" for key, value in
+               (("low", change.low), ("high", change.high)) if value is None}
+    if not change.untested:
+        missing["untested"] = "tested: the interval is the Mann-Whitney U test inverted"
+    return missing
 
 
 def work_doc(check: WorkCheck | None, words: CompareWords,
@@ -640,12 +721,16 @@ def work_doc(check: WorkCheck | None, words: CompareWords,
                     for m in check.measures}, missing)
 
 
+SAME_DEFINITION = "both sides count it under one definition"  # why a measure's ``apart`` is null
+
+
 def measure_missing(m: Measure, reasons: tuple[dict[str, str], dict[str, str]],
                     words: CompareWords) -> dict[str, str]:
     """The reason of each null of a measure: a side not measured (its report's reason), or no ratio (a side
     missing, a base of 0 against other work, the sides' definitions apart)."""
     missing = {side: reasons[i].get(m.key, NOT_MEASURED) for i, (side, value) in
                enumerate((("base", m.base), ("other", m.other))) if number(value) is None}
+    apart = {} if m.apart else {"apart": SAME_DEFINITION}
     if number(m.ratio) is None:
         if missing:
             missing["ratio"] = f"no ratio: {' and '.join(missing)} not measured"
@@ -653,7 +738,7 @@ def measure_missing(m: Measure, reasons: tuple[dict[str, str], dict[str, str]],
             missing["ratio"] = f"not compared, the sides count it differently: {words.apart(m.apart)}"
         else:
             missing["ratio"] = "no ratio: the base's is 0 and the other's is not"
-    return missing
+    return missing | apart
 
 
 NOT_MEASURED = "not measured"
@@ -706,23 +791,67 @@ def _ref_missing(r: ReportRef) -> dict[str, str]:
 
 
 def pair_doc(p: KernelPair, reports: Sequence[ReportRef], words: CompareWords) -> Pair:
-    """A matched kernel: per report its aggregate (with its projection), work, change and headline."""
+    """A matched kernel: per report its aggregate (with its projection), work, change, headline and expectation; the
+    reason of each null under ``missing``, keyed by the list and index (``speedup[1]``)."""
     missing: dict[str, str] = {}
     indices = range(len(reports))
-    return Pair(
+    projections = p.projections or (None,) * len(p.sides)
+    under = p.under_bound or (None,) * len(p.sides)
+    out = Pair(
         p.key, p.label, p.matched_by,
-        [stats_doc(s, r.label, proj) if s else None for s, r, proj in
-         zip(p.sides, reports, p.projections or [None] * len(p.sides), strict=True)],
+        [stats_doc(s, r.label, proj, why) if s else None for s, r, proj, why in
+         zip(p.sides, reports, projections, under, strict=True)],
         [work_doc(p.work[i], words, (p.sides[0], p.sides[i])) if p.work else None for i in indices],
         [change_doc(p.change[i]) if p.change else None for i in indices],
         [headline(p, i) for i in indices],
-        [value_or_null(v, f"launch_overhead.{r.label}", missing)
-         for v, r in zip(p.launch_overhead, reports, strict=True)],
-        [value_or_null(v, f"speedup.{r.label}", missing) for v, r in zip(p.speedup, reports, strict=True)],
-        [value_or_null(v, f"expected_speedup.{r.label}", missing)
-         for v, r in zip(p.expected_speedup, reports, strict=True)],
-        [value_or_null(v, f"kept_up.{r.label}", missing) for v, r in zip(p.kept_up, reports, strict=True)],
-        missing)
+        [value_or_null(v, f"launch_overhead[{i}]", missing) for i, v in enumerate(p.launch_overhead)],
+        [value_or_null(v, f"speedup[{i}]", missing) for i, v in enumerate(p.speedup)],
+        [value_or_null(v, f"expected_speedup[{i}]", missing) for i, v in enumerate(p.expected_speedup)],
+        [value_or_null(v, f"kept_up[{i}]", missing) for i, v in enumerate(p.kept_up)],
+        missing, list(p.expected_basis), [expected_clock_doc(c) if c else None for c in p.expected_clock])
+    missing.update(side_missing(p, reports, out))
+    return out
+
+
+def side_missing(p: KernelPair, reports: Sequence[ReportRef], doc: Pair) -> dict[str, str]:
+    """The reason of each null entry of a pair's lists of sides: a kernel absent from that report, the base (the
+    figures against the base are null for it), no launch time on a side, no expectation."""
+    out: dict[str, str] = {}
+    for i, r in enumerate(reports):
+        side = p.sides[i]
+        absent = f"kernel not in {r.label}" if side is None else ""
+        base = "the base: the other reports are compared with it" if not i else ""
+        no_time = ("no launch time in the base" if not p.base.durations_s else
+                   f"no launch time in {r.label}" if side is not None and not side.durations_s else "")
+        why = {"sides": absent,
+               "work": absent or base or "no work per launch measured on a side",
+               "change": absent or base or no_time,
+               "headline": absent or base or no_time,
+               "expected_basis": doc.missing.get(f"expected_speedup[{i}]", ""),
+               "expected_clock": absent or _no_clock(p, i)}
+        for key, text in why.items():
+            values = getattr(doc, key)
+            if i < len(values) and values[i] is None:
+                out[f"{key}[{i}]"] = text or "not given"
+    return out
+
+
+def _no_clock(p: KernelPair, i: int) -> str:
+    """Why a side has no clock against the base clock its expected speedup by projection assumes."""
+    basis = p.expected_basis[i] if i < len(p.expected_basis) else None
+    if basis is None:
+        return "no expected speedup"
+    if basis is ExpectedBasis.BASE:
+        return "the base itself: its expected speedup is 1, no clock assumed"
+    if basis is not ExpectedBasis.PROJECTION:
+        return "expected by the ratio of roof times, not by projection (expected_basis says why): no clock assumed"
+    return "no launches of the kernel in the report"
+
+
+def expected_clock_doc(c: ClockRan) -> ExpectedClockDoc:
+    """A side's clock against the base clock its expected speedup by projection assumes; why a clock is null."""
+    missing = {} if c.clock_hz is not None else {"clock_hz": "no SM clock in the report"}
+    return ExpectedClockDoc(c.state, number(c.clock_hz), c.base_clock_hz, missing)
 
 
 def headline(p: KernelPair, i: int) -> Headline | None:
@@ -731,11 +860,13 @@ def headline(p: KernelPair, i: int) -> Headline | None:
     change = p.headline(i) if i else None
     if change is None:
         return None
+    missing = {key: why for key, why in interval_missing(change).items() if key != "untested"}
     return Headline(p.headline_kind(i), p.headline_unit(i), change.ratio, change.low,  # type: ignore[arg-type]
-                    change.high)
+                    change.high, missing)
 
 
-def stats_doc(s: KernelStats, report: str, projection: Projection | None = None) -> Stats:
+def stats_doc(s: KernelStats, report: str, projection: Projection | None = None,
+              under: UnderBound | None = None) -> Stats:
     """One kernel's aggregate in one report; ``missing`` holds the reason of every null."""
     missing: dict[str, str] = {}
     c = s.ceilings
@@ -752,7 +883,7 @@ def stats_doc(s: KernelStats, report: str, projection: Projection | None = None)
         number(s.roof.pct_of_roof), s.verdict.bound, s.roof.limiter,
         value_or_null(s.roof_time_s, "roof_time_s", missing),
         value_or_null(s.attainable_flop_per_s, "attainable_flop_per_s", missing),
-        projection_doc(projection, missing) if projection else None, missing)
+        projection_doc(projection, missing, under) if projection else None, missing)
     missing.update({f"work_per_launch.{key}": why for key, why in work_reasons(s).items()})
     if s.roof.reason:
         missing["pct_of_roof"] = s.roof.reason
@@ -768,23 +899,37 @@ def stats_doc(s: KernelStats, report: str, projection: Projection | None = None)
 PROJECTED = "model of the time per launch there, not a measurement"
 
 
-def projection_doc(p: Projection, missing: dict[str, str]) -> ProjectionDoc:
-    """A projection's figures; the reason of each null under ``missing`` (keys ``projection.*``)."""
-    return ProjectionDoc(
+def projection_doc(p: Projection, missing: dict[str, str], under: UnderBound | None = None) -> ProjectionDoc:
+    """A projection's figures and why its interval goes under its bound (``under``); the reason of each null under
+    ``missing`` (keys ``projection.*``)."""
+    out = ProjectionDoc(
         p.target, PROJECTED, value_or_null(p.projected_s, "projection.projected_s", missing),
         value_or_null(p.low_s, "projection.low_s", missing), value_or_null(p.high_s, "projection.high_s", missing),
         p.basis, p.governing, value_or_null(p.bound_s, "projection.bound_s", missing), p.limiter, list(p.left_out),
         value_or_null(p.max_speedup, "projection.max_speedup", missing), clock_doc(p, missing), l2_doc(p, missing),
-        shared_memory_doc(p, missing))
+        shared_memory_doc(p, missing), under)
+    for key in ("governing", "limiter"):
+        if getattr(out, key) is None:
+            missing[f"projection.{key}"] = p.projected_s.reason or "no verdict names the resource"
+    if under is None:
+        missing["projection.under_bound"] = ("the interval's low end is at or above the bound" if
+                                             out.low_s is not None and out.bound_s is not None else
+                                             "no interval or no bound to set against each other")
+    return out
 
 
 def shared_memory_doc(p: Projection, missing: dict[str, str]) -> SharedMemoryDoc | None:
     """Whether the kernel as built can launch on the target: its blocks' shared memory against the limit there."""
-    if isinstance(p.shared_memory, str):
-        missing["projection.shared_memory"] = p.shared_memory
+    return fit_doc(p.shared_memory, "projection.shared_memory", missing)
+
+
+def fit_doc(fit: SharedMemoryFit | str, key: str, missing: dict[str, str]) -> SharedMemoryDoc | None:
+    """A shared-memory check (``projection.shared_memory_fit``), or null with why it was not made under
+    ``missing[key]``."""
+    if isinstance(fit, str):
+        missing[key] = fit
         return None
-    u = p.shared_memory
-    return SharedMemoryDoc(u.need_bytes, u.limit_bytes, u.compute_capability, u.fits)
+    return SharedMemoryDoc(fit.need_bytes, fit.limit_bytes, fit.compute_capability, fit.fits)
 
 
 def clock_doc(p: Projection, missing: dict[str, str]) -> ClockDoc | None:
@@ -814,25 +959,99 @@ def l2_doc(p: Projection, missing: dict[str, str]) -> L2TermDoc | None:
 
 
 PROJECTED_TOTAL = "model of the launches' summed time there, each launch projected, not a measurement"
+Fits = dict[tuple[str, str], SharedMemoryFit | str]  # (target, kernel name): its blocks' shared memory there
 
 
 def project_json(c: Comparison) -> ProjectJson:
     """``kind: project``: the report and one entry per kernel name, its launches' measured and projected totals
-    (``WorkloadProjection.kernels``: each launch projected, none from another's size). A kernel's pair is found by
-    its key: the workload sums launches by kernel name, the key ``project``'s name matching gives each pair."""
-    fits = {p.key: p.projections[0] for p in c.pairs if p.projections and p.projections[0] is not None}
-    kernels = []
-    for k in c.workload.kernels if c.workload is not None else ():
-        missing: dict[str, str] = {}
-        proj = fits.get(k.name)
-        fit = shared_memory_doc(proj, missing) if proj is not None else None
-        if proj is None:
-            missing["shared_memory"] = "not checked: no kernel of this name paired"
-        missing = {key.removeprefix("projection."): why for key, why in missing.items()}
-        kernels.append(ProjectKernel(k.name, k.count, k.groups, k.measured_s, PROJECTED_TOTAL, k.projected_s,
-                                     k.low_s, k.high_s, k.governing, list(k.other_kernel), fit, missing))
+    (``WorkloadProjection.kernels``: each launch projected, none from another's size), each workload with its
+    kernels' shared-memory check and the reason of each null. A kernel's pair is found by its key: the workload sums
+    launches by kernel name, the key ``project``'s name matching gives each pair."""
+    fits = project_fits(c)
+    own = c.reports[0].spec_id
+    measured = next((w.measured_s for w in c.everywhere if w.launches), None)
+    workload = workload_doc(c.workload, fits, own, measured) if c.workload is not None else None
+    kernels = [ProjectKernel(k.name, k.count, k.groups, k.measured_s, PROJECTED_TOTAL, k.projected_s, k.low_s,
+                             k.high_s, k.governing, list(k.other_kernel), k.shared_memory, k.missing)
+               for k in (workload.kernels if workload is not None else ())]
     return ProjectJson(GENERATOR, SCHEMA_VERSION, "project", tool(), c.project_to, c.clock, report_ref(c.reports[0]),
-                       kernels, c.workload, list(c.everywhere), own_gpu_doc(c.own_gpu) if c.own_gpu else None)
+                       kernels, workload, [workload_doc(w, fits, own, measured) for w in c.everywhere],
+                       own_gpu_doc(c.own_gpu) if c.own_gpu else None, project_missing(c))
+
+
+def project_fits(c: Comparison) -> Fits:
+    """Each kernel's shared-memory check on each target (``Comparison.fits``)."""
+    return {(f.target, f.kernel): f.fit for f in c.fits}
+
+
+def workload_doc(w: WorkloadProjection, fits: Fits, own: str | None, measured: float | None) -> WorkloadDoc:
+    """A workload on one GPU with its kernels' shared-memory checks, its left-out kernels' reasons in words and the
+    reason of each null (``own``: the report's own spec id); a GPU without a projection takes the measured total
+    ``measured`` of the GPUs with one (the same launches, measured once)."""
+    missing = workload_missing(w, own)
+    fields = asdict(w) | {
+        "kernels": tuple(kernel_total_doc(k, fits.get((w.target, k.name))) for k in w.kernels),
+        "left_out_kernels": tuple(LeftOutKernelDoc(k.name, k.launches, k.cause, reason=LEFT_OUT_WORDS[k.cause])
+                                  for k in w.left_out_kernels)}
+    if w.measured_s is None and measured is not None:
+        fields["measured_s"] = measured
+        missing.pop("measured_s", None)
+    return WorkloadDoc(**fields, missing=missing)
+
+
+def kernel_total_doc(k: KernelTotal, fit: SharedMemoryFit | str | None) -> KernelTotalDoc:
+    """One kernel name's total on a GPU with whether its blocks fit there, or why that is not checked."""
+    missing: dict[str, str] = {}
+    doc = fit_doc(fit, "shared_memory", missing) if fit is not None else None
+    if fit is None:
+        missing["shared_memory"] = "not checked: no kernel of this name paired"
+    return KernelTotalDoc(**asdict(k), shared_memory=doc, missing=missing)
+
+
+def workload_missing(w: WorkloadProjection, own: str | None) -> dict[str, str]:
+    """The reason of each null figure of a workload: nothing projected there (its ``reason``), no achievable DRAM
+    bandwidth (its source's words), or no DRAM rate reached above the achievable one (the report's own GPU ``own``,
+    or another)."""
+    none = w.reason or "nothing projected there"
+    reached = ("no launch group moved DRAM bytes faster here than the achievable bandwidth (dram_bytes_per_s)"
+               if w.target == own else "not the report's own GPU: each launch's DRAM floor there is the achievable "
+                                       "bandwidth (dram_bytes_per_s)")
+    why = {"clock_hz": none, "measured_s": none, "projected_s": none, "low_s": none, "high_s": none,
+           "speedup": none, "governing": none, "dram_bytes_per_s": w.dram_source or none,
+           "source_dram_bytes_per_s": w.source_dram_source or none,
+           "dram_reached_bytes_per_s": reached if w.launches else none}
+    return {key: text for key, text in why.items() if getattr(w, key) is None}
+
+
+def project_missing(c: Comparison) -> dict[str, str]:
+    """Why a project document's target, workload or own GPU is null, or its kernels or everywhere empty."""
+    out: dict[str, str] = {}
+    if c.everywhere:
+        out |= {"target": "several GPUs (--to all or a list of ids): everywhere[].target names each",
+                "workload": "several GPUs: each one's workload is a row of everywhere",
+                "kernels": "several GPUs: each one's kernels are under everywhere[].kernels"}
+    else:
+        out["everywhere"] = "one target: its projection is workload (everywhere holds --to all or a list of ids)"
+        if c.workload is None:
+            out["workload"] = out["kernels"] = ("no spec for the report's GPU, and its device attributes do not give "
+                                                "its rates")
+    if c.own_gpu is None:
+        out["own_gpu"] = own_gpu_missing(c)
+    return out
+
+
+def own_gpu_missing(c: Comparison) -> str:
+    """Why no projection is onto the report's own GPU: no catalog spec names it, it is not among the targets, or its
+    row has no projection."""
+    from roofline.specs.catalog import DERIVED_ID
+
+    own = c.reports[0].spec_id
+    if own is None or own == DERIVED_ID:
+        return "no device spec matches the report's GPU, so no target is its own"
+    row = next((w for w in (*c.everywhere, *((c.workload,) if c.workload else ())) if w.target == own), None)
+    if row is None:
+        return f"the report's own GPU ({own}) is not among the targets"
+    return f"its row ({own}) has no projection: {row.reason or 'nothing projected there'}"
 
 
 def own_gpu_doc(o: OwnGpu) -> OwnGpuDoc:

@@ -367,14 +367,15 @@ def test_a_kernel_with_no_time_on_either_side_is_not_judged_with_its_share_unkno
     result = _judge(_four_kernels("base.json", unmeasured="b"), _four_kernels("new.json", unmeasured="b"))
     (b,) = result.not_judged
     assert (b.kernel, b.share_pct, b.share_of, result.exit_code) == ("b", None, None, 2)
-    assert not_judged_text(b, 1.0).startswith("b (no time on either side: its share unknown): no launch time")
+    assert not_judged_text(b, 1.0).startswith("b (no time on either side: its share unknown, so no --min-share leaves "
+                                              "it out): no launch time")
     files = [tmp_path / "base.json", tmp_path / "new.json"]
     for f in files:
         f.write_text(json.dumps(_four_kernels(str(f), unmeasured="b").to_dict()))
     CliRunner().invoke(app, ["diff", *map(str, files), "-f", "json", "-o", str(tmp_path / "d.json")])
     doc = json.loads((tmp_path / "d.json").read_text())
     assert doc["not_judged"] == [{"kernel": "b", "share_pct": None, "cause": "no_time", "share_of": None}]
-    assert doc["missing"]["not_judged.0.share_pct"] == "neither report has a launch time of the kernel"
+    assert doc["missing"]["not_judged[0].share_pct"] == "neither report has a launch time of the kernel"
 
 
 def test_a_gpu_attribute_a_report_does_not_give_is_unknown_not_none():

@@ -91,7 +91,7 @@ def compare(
     if project_to:
         from roofline.errors import UsageError
 
-        if project_to.strip() == "all" or "," in project_to:
+        if project_to.strip().casefold() == "all" or "," in project_to:
             raise UsageError(f"--project-to {project_to}: compare projects onto one GPU",
                              f"name one spec id, or run roofline project {files[0]} --to {project_to} for the "
                              "workload's total on several")

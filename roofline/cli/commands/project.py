@@ -3,6 +3,7 @@ verdict (``roofline.compare.projection``), with an interval, the basis and the r
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -48,12 +49,55 @@ def project(
     unit's work at the target's rate of that unit, waves and tail, a launch floor; and the workload's total. No
     --ceilings: the model reads each unit's percent of its peak and the specs' rates, no roof of the report."""
     roofline = facade(analysis_options(kernel, kernel_name_base, "kernel-clock", specs, timeout, diagnostics=False))
+    to = target_ids(to)
+    refuse_near_all(to, roofline.catalog.get)
     targets = roofline.targets(to, clock)  # an unknown target is refused before the report is read
-    output = output or default_project_output(file, fmt, "all" if to.strip() == "all" else
-                                              "+".join(t.id for t in targets), clock)
+    output = output or default_project_output(file, fmt, to if to == ALL else "+".join(sorted(t.id for t in targets)),
+                                              clock)
     refuse_unwritable_outputs("project", fmt, output, None, [file])
     document = roofline.project(file, targets, clock, terminal_width(wide))
     write_document("project", fmt, document, output, [file])
+
+
+ALL = "all"  # --to all: every GPU of the catalog
+
+
+def target_ids(to: str) -> str:
+    """``--to`` as the catalog reads it: ``all`` in any case, or ids separated by commas, the spaces around each
+    dropped; UsageError (one line, with the value to give instead) for an empty id or ``all`` among ids."""
+    from roofline.errors import UsageError
+
+    ids = [t.strip() for t in to.split(",")]
+    kept = [t for t in ids if t]
+    if len(kept) < len(ids):
+        raise UsageError(f"--to '{to}': an empty spec id (a comma with none after or before it)",
+                         f"use --to {','.join(kept)}" if kept else "name a spec id (roofline specs list), or all")
+    if any(t.casefold() == ALL for t in ids):
+        if len(ids) == 1:
+            return ALL
+        rest = ",".join(t for t in ids if t.casefold() != ALL)
+        raise UsageError(f"--to '{to}': all is every GPU, not an id among others",
+                         f"use --to all alone, or --to {rest}")
+    return ",".join(ids)
+
+
+def refuse_near_all(to: str, known: Callable[[str], object]) -> None:
+    """UsageError for an id of ``to`` close to ``all`` (``al``, ``alll``) that ``known`` (the catalog's ``get``) does
+    not know: the catalog would suggest only spec ids."""
+    import difflib
+
+    from roofline.errors import SpecError, UsageError
+
+    for t in to.split(","):
+        if t != ALL and difflib.SequenceMatcher(None, t.casefold(), ALL).ratio() >= NEAR_ALL:
+            try:
+                known(t)
+            except SpecError:
+                raise UsageError(f"--to '{to}': unknown device spec id '{t}'",
+                                 "did you mean all (every GPU)? roofline specs list gives the spec ids") from None
+
+
+NEAR_ALL = 0.6  # an unknown id this alike "all" (difflib's ratio: "al" 0.8, "a40" 0.33) is offered all
 
 
 def default_project_output(file: Path, fmt: str, targets: str, clock: str) -> Path | None:

@@ -21,6 +21,7 @@ from roofline.render.compare.prose import gate_note_text, not_judged_text, unche
 from roofline.render.compare.table import (
     Grid,
     change_interval,
+    clock_lines,
     expectation_lines,
     headline_change,
     legend_text,
@@ -75,6 +76,9 @@ def comparison_blocks(c: Comparison, image: str = "", svg: str = "", no_plot: st
         expectations = expectation_lines(c, i)
         if expectations:
             blocks += [Block("h3", "No roofline expectation"), Block("ul", items=tuple(map(cell, expectations)))]
+        clocks = clock_lines(c, i)
+        if clocks:
+            blocks += [Block("h3", "Expected at another clock"), Block("ul", items=tuple(map(cell, clocks)))]
     for r, names_only in zip(c.reports, c.unmatched, strict=True):
         if names_only:
             shown = ", ".join(f"`{cell(n)}`" for n in names_only[:MAX_UNMATCHED_NAMES])

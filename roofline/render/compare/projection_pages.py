@@ -5,6 +5,7 @@ from the rows the terminal table is made of (``render.compare.table``) and the J
 from __future__ import annotations
 
 from roofline.compare.pairing import Comparison
+from roofline.compare.projection import SharedMemoryFit
 from roofline.compare.projection_launches import (
     LEFT_OUT_WORDS,
     KernelTotal,
@@ -14,11 +15,14 @@ from roofline.compare.projection_launches import (
 )
 from roofline.render import GENERATOR, PROJECT_CSV_COLUMNS
 from roofline.render.compare.markdown import grid_blocks
+from roofline.render.compare.prose import own_gpu_text
 from roofline.render.compare.table import (
     EVERYWHERE_HEADER,
+    caveat_lines,
     everywhere_caption,
     everywhere_left_out,
     everywhere_rows,
+    everywhere_title,
     everywhere_words,
     kernel_grid,
     launch_grid,
@@ -28,6 +32,8 @@ from roofline.render.compare.table import (
     numeric_columns,
     other_kernel_words,
     projection_words,
+    unfit_lines,
+    unfit_text,
     workload_words,
 )
 from roofline.render.names import csv_text
@@ -66,10 +72,12 @@ def projection_blocks(c: Comparison) -> list[Block]:
 
 def _everywhere_blocks(c: Comparison) -> list[Block]:
     """The workload's total on each GPU, fastest first, and why a GPU has none."""
-    rows = tuple(tuple(cell(x) for x in r) for r in everywhere_rows(c.everywhere))
-    return [Block("p", f"**Workload on {len(c.everywhere)} GPUs**, {cell(everywhere_words(c))}."),
+    rows = tuple(tuple(cell(x) for x in r) for r in everywhere_rows(c))
+    caveats = caveat_lines(c)
+    return [Block("p", f"**{cell(everywhere_title(c))}**, {cell(everywhere_words(c))}."),
             Block("table", header=EVERYWHERE_HEADER, rows=rows, numeric=numeric_columns(EVERYWHERE_HEADER)),
-            Block("note", cell(everywhere_caption(c.own_gpu, c.everywhere))),
+            Block("note", cell(everywhere_caption(c))),
+            *([Block("ul", items=tuple(cell(line) for line in caveats))] if caveats else []),
             *(Block("p", f"{cell(w.target)}: {cell(w.reason)}") for w in c.everywhere if not w.launches),
             *([Block("p", cell(left_out_words(left)))] if (left := everywhere_left_out(c.everywhere)) else [])]
 
@@ -83,6 +91,9 @@ def _workload_blocks(c: Comparison, w: WorkloadProjection) -> list[Block]:
             *grid_blocks(launch_grid(w, "Per launch group")),
             *([Block("h3", "Another kernel likely"),
                Block("ul", items=tuple(f"`{cell(name)}`: {cell(why)}" for name, why in others))] if others else []),
+            *([Block("h3", "Cannot launch as built"), Block("ul", items=tuple(cell(line) for line in unfit))]
+              if (unfit := unfit_lines(c)) else []),
+            *([Block("p", cell(own_gpu_text(c.own_gpu)))] if c.own_gpu is not None else []),
             *([Block("p", cell(left_out_words(w)))] if w.left_out_kernels else [])]
 
 
@@ -92,21 +103,27 @@ def projection_csv(c: Comparison) -> str:
     assumed; times in seconds, the clock in Hz and bandwidths in bytes/s at full precision; a GPU without a
     projection has one row (none) with its ``reason``. The figures' sources are in the JSON and Markdown."""
     workloads = c.everywhere or ((c.workload,) if c.workload is not None else ())
-    return csv_text(CSV_COLUMNS, (row for w in workloads for row in _csv_rows(w)))
+    return csv_text(CSV_COLUMNS, (row for w in workloads for row in _csv_rows(w, _unfit(c, w.target))))
 
 
-def _csv_rows(w: WorkloadProjection) -> list[list[object]]:
+def _unfit(c: Comparison, target: str) -> dict[str, str]:
+    """The kernels that cannot launch on ``target`` as built, each with why in words (``unfit_text``)."""
+    return {f.kernel: unfit_text(f.fit) for f in c.unfit(target) if isinstance(f.fit, SharedMemoryFit)}
+
+
+def _csv_rows(w: WorkloadProjection, unfit: dict[str, str]) -> list[list[object]]:
+    """A GPU's rows; a kernel row's ``reason`` says where it cannot launch there as built (``unfit``)."""
     if not w.launches:
         return [[w.target, "none", *[""] * (len(CSV_COLUMNS) - 3), w.reason]]
-    gpu = [_full(w.clock_hz), _full(w.dram_bytes_per_s), _full(w.source_dram_bytes_per_s), ""]
+    gpu = [_full(w.clock_hz), _full(w.dram_bytes_per_s), _full(w.source_dram_bytes_per_s)]
     out: list[list[object]] = [[w.target, "kernel", k.name, k.count, "", "", *_times(k), k.governing,
-                                " ".join(k.other_kernel), *gpu] for k in w.kernels]
+                                " ".join(k.other_kernel), *gpu, unfit.get(k.name, "")] for k in w.kernels]
     out += [[w.target, "launch", x.name, x.count, x.grid or "", x.block or "", *_times(x), x.governing,
-             " ".join(x.other_kernel), _full(x.clock_hz if x.clock_hz is not None else w.clock_hz), *gpu[1:]]
+             " ".join(x.other_kernel), _full(x.clock_hz if x.clock_hz is not None else w.clock_hz), *gpu[1:], ""]
             for x in w.launches]  # a launch group's own clock: a share of the workload's where power held it
-    out += [[w.target, "nvtx", r.name, r.launches, "", "", *_times(r), "", "", *gpu] for r in w.ranges]
-    out.append([w.target, "total", "", w.launch_count, "", "", *_times(w), w.governing or "", "", *gpu])
-    out += [[w.target, "left_out", k.name, k.launches, *[""] * 6, "", "", *gpu[:3], LEFT_OUT_WORDS[k.cause]]
+    out += [[w.target, "nvtx", r.name, r.launches, "", "", *_times(r), "", "", *gpu, ""] for r in w.ranges]
+    out.append([w.target, "total", "", w.launch_count, "", "", *_times(w), w.governing or "", "", *gpu, ""])
+    out += [[w.target, "left_out", k.name, k.launches, *[""] * 6, "", "", *gpu, LEFT_OUT_WORDS[k.cause]]
             for k in w.left_out_kernels]
     return out
 

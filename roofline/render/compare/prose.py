@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from roofline.analysis.grade import State
 from roofline.analysis.work import Measure, WorkCheck, WorkNote, WorkNoteKind
-from roofline.compare.pairing import OwnGpu
+from roofline.compare.pairing import ClockRan, OwnGpu
 from roofline.compare.regression import GateCause, GateNote, NotJudged, Unchecked, Unjudged
 from roofline.core.thresholds import CLOCK_MIN_DURATION_S
 from roofline.core.units import pct, ratio, seconds, si
@@ -87,6 +87,16 @@ def own_gpu_text(o: OwnGpu) -> str:
             "the SM clock paces, not by an error of the model")
 
 
+def clock_apart_text(ran: ClockRan, side: str) -> str:
+    """Why a side's kept up counts a change of clock: its launches ran above or below the base clock the expected
+    speedup by projection assumes on its GPU."""
+    at, base = si(ran.clock_hz, "Hz"), si(ran.base_clock_hz, "Hz")
+    how = ("above", "clocks not locked: --clock-control none") if ran.state is State.ABOVE_BASE else \
+        ("below", "held there by power or heat")
+    return (f"{side}'s launches ran at {at}, {how[0]} the {base} base clock ncu locks, which the expected speedup "
+            f"takes on {side}'s GPU ({how[1]}): its kept up counts that change of clock too")
+
+
 NOT_JUDGED_WORDS = {Unjudged.NO_TIME: "no launch time on a side (not measured)",
                     Unjudged.EVERY_LAUNCH_INVALID: "NEW ran it, and every launch of it there is invalid (it failed, "
                                                    "or ncu could not replay it)",
@@ -97,7 +107,10 @@ NOT_JUDGED_WORDS = {Unjudged.NO_TIME: "no launch time on a side (not measured)",
 def not_judged_text(n: NotJudged, min_share_pct: float, name: str = "") -> str:
     """Why the gate could not judge a kernel of its size, and what to do (``name``: the kernel as the format
     writes it, else as it is)."""
-    share = (f"{pct(n.share_pct)} of {n.share_of.upper()}'s time, >= --min-share {min_share_pct:g}%"
-             if n.share_pct is not None and n.share_of is not None else "no time on either side: its share unknown")
-    return (f"{name or n.kernel} ({share}): {NOT_JUDGED_WORDS[n.cause]}; re-profile it, or raise --min-share above "
-            "its share to leave it out")
+    if n.share_pct is not None and n.share_of is not None:
+        share = f"{pct(n.share_pct)} of {n.share_of.upper()}'s time, >= --min-share {min_share_pct:g}%"
+        fix = "re-profile it, or raise --min-share above its share to leave it out"
+    else:
+        share = "no time on either side: its share unknown, so no --min-share leaves it out"
+        fix = "re-profile it, or gate the other kernels alone with --kernel filters that leave it out"
+    return f"{name or n.kernel} ({share}): {NOT_JUDGED_WORDS[n.cause]}; {fix}"

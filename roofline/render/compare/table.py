@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from roofline.analysis.work import Measure, WorkCheck
 from roofline.compare.noise import Change
-from roofline.compare.pairing import Comparison, KernelPair, OwnGpu, ReportRef
+from roofline.compare.pairing import Comparison, ExpectedBasis, KernelPair, ReportRef, UnderBound
 from roofline.compare.projection import Projection, SharedMemoryFit
 from roofline.compare.projection_launches import (
     DRAM_FLOOR,
@@ -32,6 +32,7 @@ from roofline.core.thresholds import LAUNCH_OVERHEAD_S
 from roofline.core.units import counted, pct, pct_apart, pct_change, ratio, seconds, share_pct, si
 from roofline.documents.summary_store import StoreReportDoc, StoreSummaryJson, StoreSummaryRowDoc
 from roofline.render.compare.prose import (
+    clock_apart_text,
     gate_note_text,
     not_judged_text,
     own_gpu_text,
@@ -83,6 +84,8 @@ def _print_comparison(console: Console, c: Comparison) -> None:
         console.print(f"[bold]Projection onto {c.project_to}[/bold] at its {clock_words(c)} (a model of the time "
                       "there, not a measurement)", highlight=False)
         console.print(_projection_table(c, console.width))
+        for line in projection_notes(c):
+            console.print(escape(line), highlight=False)
     for line in _comparison_notes(c):
         console.print(line, highlight=False)
 
@@ -117,7 +120,7 @@ def _print_versus(console: Console, c: Comparison, i: int) -> None:
         return
     for grid in versus_grids(c, i):
         console.print(_rich(grid, console.width))
-    for line in expectation_lines(c, i):
+    for line in (*expectation_lines(c, i), *clock_lines(c, i)):
         console.print(escape(line), highlight=False)
 
 
@@ -149,7 +152,10 @@ def unit_wrap(text: str, width: int, indent: str = "") -> list[str]:
 
 def legend_text(r: ReportRef) -> str:
     """A report in one line: label, GPU, ncu version, launches, spec and ceiling set."""
-    spec = f"spec {r.spec_id}" if r.spec_id else "no spec"
+    from roofline.specs.catalog import DERIVED_ID, DERIVED_LABEL
+
+    spec = ("no spec matched: peaks " + DERIVED_LABEL if r.spec_id == DERIVED_ID else
+            f"spec {r.spec_id}" if r.spec_id else "no spec")
     ncu = f"ncu {r.ncu_version}" if r.ncu_version else "ncu version unknown"
     return (f"{r.label}  {r.device} (CC {r.compute_capability or '?'}), {ncu}, {counted(r.launches, 'launch')}, "
             f"{spec}, {r.ceilings_used} ceilings")
@@ -246,19 +252,38 @@ def time_grid(c: Comparison, pairs: Sequence[KernelPair], i: int, work_known: bo
                 tuple(p.names_to(i) for p in pairs), rows,
                 f"{column} = 1 / the median of the pairwise launch-time ratios {b}/{a} (Hodges-Lehmann), with its "
                 f"{confidence} interval (Mann-Whitney U, alpha {c.alpha:g}; untested: one launch per side, or too few "
-                f"to reach alpha); expected = {_expected_words(c, i)}, only where a roof governs both (compute or "
+                f"to reach alpha); expected = {expected_words(pairs, i)}, only where a roof governs both (compute or "
                 f"memory bound); kept up = {column} / expected")
 
 
-def _expected_words(c: Comparison, i: int) -> str:
-    """How the expected speedup of report ``i`` is made: the projection onto its GPU where the two GPUs' specs
-    differ (``pairing._expected_on``), else the ratio of the roof times."""
+def expected_words(pairs: Sequence[KernelPair], i: int) -> str:
+    """How the expected speedups of report ``i`` in a table of ``pairs`` are made (``KernelPair.expected_basis``):
+    by ``project``'s model, or as the ratio of the roof times and why; each way one of the rows takes, per kernel
+    where they differ."""
+    bases = dict.fromkeys(p.expected_basis[i] for p in pairs if i < len(p.expected_basis) and p.expected_basis[i])
+    words = [basis_words(basis, i) for basis in bases if basis is not None]
+    if not words:
+        return "none in this table (each n/a says why under the tables)"
+    return words[0] if len(words) == 1 else "per kernel (JSON expected_basis), " + " or ".join(words)
+
+
+def basis_words(basis: ExpectedBasis, i: int) -> str:
+    """One way an expected speedup of report ``i`` is made, in words."""
     a, b = letter(0), letter(i)
-    ids = (c.reports[0].spec_id, c.reports[i].spec_id)
-    if ids[0] and ids[1] and ids[0] != ids[1]:
+    if basis is ExpectedBasis.PROJECTION:
         return (f"{a}'s launches of the kernel / their projection onto {b}'s GPU at its base clock, the one ncu "
                 f"locks (roofline project {a} --to {b}'s GPU --clock base: each launch's units at {b}'s rates)")
-    return f"roof time {a} / roof time {b}"
+    if basis is ExpectedBasis.BASE:
+        return f"1: {a} is the base"
+    why = {ExpectedBasis.ROOF_TIME_ONE_GPU: "",
+           ExpectedBasis.ROOF_TIME_WORK_APART: ", each side's own work at its own GPU's roofs",
+           ExpectedBasis.ROOF_TIME_NO_TARGET_SPEC: f" (no projection: no device spec names {b}'s GPU, and "
+                                                   "roofline project --to takes a spec id)",
+           ExpectedBasis.ROOF_TIME_NO_BASE_CLOCK: f" (no projection: {b}'s spec gives no base clock, the one ncu "
+                                                  "locks, to project at)",
+           ExpectedBasis.ROOF_TIME_NO_SOURCE_SPEC: f" (no projection: {a}'s GPU has no spec, and its device "
+                                                   "attributes do not give its rates)"}
+    return f"roof time {a} / roof time {b}" + why[basis]
 
 
 def throughput_grid(c: Comparison, pairs: Sequence[KernelPair], i: int) -> Grid:
@@ -275,9 +300,19 @@ def throughput_grid(c: Comparison, pairs: Sequence[KernelPair], i: int) -> Grid:
     return Grid(f"Throughput, {a} -> {b} (different work: not a speedup of times)",
                 ("kernel", "unit", a, b, f"{b}/{a}", f"{confidence} interval", "expected", "kept up"),
                 tuple(p.names_to(i) for p in pairs), tuple(rows),
-                "throughput = work per launch / median launch time, in the unit of what decided the work (bytes, "
-                f"FLOPs, instructions or threads per second); {b}/{a} = the speedup x the work ratio; expected = "
-                "the attainable throughput ratio from the roofs, only where a roof governs both")
+                "throughput = work per launch / median launch time, in the unit column's: the resource that governs "
+                "both sides where both have one (bytes, FLOPs or instructions per second), else FLOP/s, else DRAM "
+                f"bytes/s, else threads/s (not always what decided the work: the work table's by); {b}/{a} = the "
+                f"speedup x the work ratio; expected = {_throughput_expected(pairs, i)}")
+
+
+def _throughput_expected(pairs: Sequence[KernelPair], i: int) -> str:
+    """What the throughput table's expected column is, in words: the attainable throughput ratio from the roofs, or
+    none where no row has one."""
+    if all(p.expected_speedup[i].value is None for p in pairs):
+        return expected_words(pairs, i)
+    return (f"the attainable throughput ratio from the roofs ({expected_words(pairs, i)}, x the work ratio), only "
+            "where a roof governs both")
 
 
 # Short enough for a table column at 80 characters
@@ -311,6 +346,17 @@ def expectation_lines(c: Comparison, i: int) -> list[str]:
     return lines
 
 
+def clock_lines(c: Comparison, i: int) -> list[str]:
+    """Per pair expected by projection whose report ``i`` ran beyond 3% of the base clock the projection assumes on
+    its GPU: the clock it ran at, as its kept up counts that change of clock too."""
+    lines = []
+    for p in c.pairs:
+        ran = p.expected_clock[i] if i < len(p.expected_clock) else None
+        if ran is not None and ran.apart:
+            lines.append(f"{p.label_to(i)}: {clock_apart_text(ran, letter(i))}")
+    return lines
+
+
 OVERHEAD_NOTE = (f"launch overhead = L / (L + d): an assumed host launch cost L of about {seconds(LAUNCH_OVERHEAD_S)} "
                  "per launch (NVIDIA, 'Getting Started with CUDA Graphs') against the median run time d, launches "
                  "issued back to back")
@@ -338,8 +384,10 @@ def _projection_table(c: Comparison, width: int) -> Table:
                         "measured, projected = the mean time per launch here and there (roofline project's model: "
                         "each launch's units at the target's rates, waves and tail, the clock held under load, "
                         "achievable bandwidth); by = the unit that governs most of it there; L2 = the DRAM bytes "
-                        "there over here for the target's L2 size (= kept); bound = the measured work at the "
-                        "target's datasheet peaks" + floor_words(named))
+                        "there over here for the target's L2 size (= kept); bound = the kernel's measured work per "
+                        "launch (its launches' sum over their count) at the target's datasheet peaks at that clock "
+                        "(the per-kernel model's roofline bound; where the interval reaches under it, a line below "
+                        "says why)" + floor_words(named))
     rows: list[list[Cell]] = []
     for p in c.pairs:
         for i, (side, proj) in enumerate(zip(p.sides, p.projections, strict=True)):
@@ -351,13 +399,47 @@ def _projection_table(c: Comparison, width: int) -> Table:
     return _whole_figures(add_rows(table, rows, width))
 
 
+UNDER_BOUND_WORDS = {
+    UnderBound.OTHER_KERNEL: "another kernel likely runs there (its library's choice for that GPU), whose work the "
+                             "measured work does not bound: the interval holds it",
+    UnderBound.L2_TERM: "the bound counts the DRAM bytes the target's smaller L2 adds (the L2 column), the interval's "
+                        "floor the measured DRAM bytes",
+    UnderBound.FLOORS_APART: "the interval's floor is each launch's work at the target's peaks at its boost clock, "
+                             "the bound the kernel's summed work at the clock chosen",
+}
+
+
+def projection_notes(c: Comparison) -> list[str]:
+    """Under compare's projection table: each row without a projection and why, each row whose interval reaches
+    under its bound and why, and what the bounds leave out, with the kernels each note is about."""
+    lines: list[str] = []
+    left_out: dict[str, list[str]] = {}
+    rows: list[str] = []
+    for p in c.pairs:
+        for i, proj in enumerate(p.projections):
+            if proj is None or p.sides[i] is None:
+                continue
+            row = f"{p.label} ({letter(i)})"
+            rows.append(row)
+            if proj.projected_s.value is None:
+                lines.append(f"{row}: no projection: {proj.projected_s.reason}")
+            under = p.under_bound[i] if i < len(p.under_bound) else None
+            if under is not None:
+                lines.append(f"{row}: the interval reaches under the bound: {UNDER_BOUND_WORDS[under]}")
+            if proj.left_out:
+                left_out.setdefault(", ".join(proj.left_out), []).append(row)
+    return lines + [f"the bound of {'every row' if kept == rows else ', '.join(kept)} leaves out: {text}"
+                    for text, kept in left_out.items()]
+
+
 def clock_words(c: Comparison) -> str:
     """The target clock the projections assume, in words."""
     if c.clock == "base":
         return "base clock, the one ncu locks while profiling (--clock base): the time ncu would measure there"
     if c.clock == "sustained":
         return "sustained clock, held under load (--clock boost|base: the others)"
-    return "boost clock, as users run it (--clock base: the clock ncu locks)"
+    return ("boost clock, the most it runs at, under a load light enough to hold it (--clock sustained: the clock "
+            "it holds under load)")
 
 
 LAUNCH_HEADER = ("kernel", "launches", "grid x block", "measured", "projected", "interval", "by")
@@ -368,8 +450,8 @@ LAUNCH_CAPTION = ("per launch: each unit's work at the target's rate of that uni
 KERNEL_HEADER = ("kernel", "launches", "measured", "projected", "interval", "by")
 KERNEL_CAPTION = ("measured, projected = the kernel's launches summed, each launch projected (none from another's "
                   "size); by = the unit that governs most of its projected time there")
-EVERYWHERE_HEADER = ("GPU", "projected", "interval", "speedup", "by", "clock")
-TEXT_COLUMNS = ("work", "unit", "bound", "by", "grid x block")  # the headers of columns of words, left-aligned
+EVERYWHERE_HEADER = ("GPU", "projected", "interval", "speedup", "by", "clock", "note")
+TEXT_COLUMNS = ("work", "unit", "bound", "by", "grid x block", "note")  # headers of columns of words, left-aligned
 
 
 def numeric_columns(header: Sequence[str]) -> tuple[bool, ...]:
@@ -386,13 +468,13 @@ def launch_grid(w: WorkloadProjection, title: str = "") -> Grid:
     """Every group of identical launches projected, its count; each NVTX range's total and the workload's."""
     names: list[tuple[str, ...]] = [(x.name,) for x in w.launches]
     rows = [(str(x.count), f"{x.grid or '?'} x {x.block or '?'}", seconds(x.measured_s), seconds(x.projected_s),
-             f"{seconds(x.low_s)}-{seconds(x.high_s)}", x.governing) for x in w.launches]
+             _span(x.low_s, x.high_s), x.governing) for x in w.launches]
     names += [(f"NVTX {r.name}",) for r in w.ranges]
-    rows += [(str(r.launches), "", seconds(r.measured_s), seconds(r.projected_s),
-              f"{seconds(r.low_s)}-{seconds(r.high_s)}", "") for r in w.ranges]
+    rows += [(str(r.launches), "", seconds(r.measured_s), seconds(r.projected_s), _span(r.low_s, r.high_s), "")
+             for r in w.ranges]
     names.append(("total",))
-    rows.append((str(w.launch_count), "", seconds(w.measured_s), seconds(w.projected_s),
-                 f"{seconds(w.low_s)}-{seconds(w.high_s)}", ""))
+    rows.append((str(w.launch_count), "", seconds(w.measured_s), seconds(w.projected_s), _span(w.low_s, w.high_s),
+                 ""))
     return Grid(title, LAUNCH_HEADER, tuple(names), tuple(rows),
                 LAUNCH_CAPTION + floor_words(x.governing for x in w.launches))
 
@@ -420,24 +502,34 @@ def floor_words(named: Iterable[str | None]) -> str:
             "the model gives it, named where it sets the time")
 
 
-def _span(low: float, high: float) -> str:
-    """"1.2-1.9 ms": one unit where both ends share it."""
+def _span(low: float | None, high: float | None) -> str:
+    """"1.2-1.9 ms": one unit where both ends share it, "235 us-1.2 ms" where they do not; "n/a" without both."""
+    if low is None or high is None:
+        return "n/a"
     a, b = seconds(low), seconds(high)
     return f"{a.split()[0]}-{b}" if a.split()[-1] == b.split()[-1] else f"{a}-{b}"
 
 
 def everywhere_words(c: Comparison) -> str:
-    """What ``project --to all`` shows, in words (after its title, "Workload on N GPUs")."""
+    """What ``project --to all`` shows, in words (after its title, ``everywhere_title``)."""
     measured = next((w for w in c.everywhere if w.launches), None)
     return (f"fastest first: every launch at each GPU's {clock_words(c)} (a model, not a measurement)"
             + (f"; measured here: {seconds(measured.measured_s)}" if measured else ""))
 
 
+def everywhere_title(c: Comparison) -> str:
+    """"Workload on 20 GPUs", and how many more have no projection (listed under the table)."""
+    shown = len(everywhere_rows(c))
+    left = len(c.everywhere) - shown
+    return f"Workload on {counted(shown, 'GPU')}" + (f" ({left} more without a projection, below)" if left else "")
+
+
 def _print_everywhere(console: Console, c: Comparison) -> None:
     """``project --to all`` (or several ids): the workload's total on each GPU, fastest first."""
-    console.print(f"[bold]Workload on {len(c.everywhere)} GPUs[/bold], {escape(everywhere_words(c))}",
-                  highlight=False)
-    console.print(_everywhere_table(c.everywhere, console.width, c.own_gpu))
+    console.print(f"[bold]{escape(everywhere_title(c))}[/bold], {escape(everywhere_words(c))}", highlight=False)
+    console.print(_everywhere_table(c, console.width))
+    for line in caveat_lines(c):
+        console.print(escape(line), highlight=False)
     for w in c.everywhere:
         if not w.launches:
             console.print(f"{w.target}: {escape(w.reason)}", highlight=False)
@@ -452,27 +544,86 @@ def everywhere_left_out(ws: Sequence[WorkloadProjection]) -> WorkloadProjection 
     return next((w for w in ws if w.launches and w.left_out_kernels), None)
 
 
-def everywhere_rows(ws: Sequence[WorkloadProjection]) -> list[tuple[str, ...]]:
-    """One row per GPU with a projection (``EVERYWHERE_HEADER``): total, interval, speedup, governing unit, clock."""
+def everywhere_rows(c: Comparison) -> list[tuple[str, ...]]:
+    """One row per GPU with a projection (``EVERYWHERE_HEADER``): total, interval, speedup, governing unit, clock and
+    the caveats of its total (``caveat_cell``)."""
     return [(w.target, seconds(w.projected_s), _span(w.low_s, w.high_s), _times(w.speedup), w.governing or "n/a",
-             f"{w.clock_hz / 1e9:.3g} GHz") for w in ws
+             f"{w.clock_hz / 1e9:.3g} GHz", caveat_cell(c, w)) for w in c.everywhere
             if w.launches and w.low_s is not None and w.high_s is not None and w.clock_hz is not None]
 
 
-def everywhere_caption(own: OwnGpu | None, ws: Sequence[WorkloadProjection] = ()) -> str:
-    """The legend of the table of GPUs (``ws``: its rows); why the report's own GPU's row is not 1x."""
+# the notes on a GPU's total, a letter each (the table fits 80 columns): a kernel that cannot launch there as built
+# (its blocks' shared memory), another kernel likely there (its library's choice)
+NO_FIT, OTHER = "S", "L"
+
+
+def caveat_cell(c: Comparison, w: WorkloadProjection) -> str:
+    """A GPU's notes: "S" where a kernel's blocks, as built, ask for more shared memory than a block may have there,
+    "L" where its library would likely run another kernel for some launches; "" for neither."""
+    marks = [NO_FIT] if c.unfit(w.target) else []
+    marks += [OTHER] if any(k.other_kernel for k in w.kernels) else []
+    return " ".join(marks)
+
+
+OTHER_KERNEL_SHORT = {"tensor_type": "no Tensor figure of its data type there",
+                      "architecture": "a library kernel built for another architecture",
+                      "persistent": "a persistent grid, which its library sizes to the GPU"}
+
+
+def caveat_lines(c: Comparison) -> list[str]:
+    """Per kernel, the GPUs it cannot launch on as built and why, and those where its library would likely run
+    another kernel and why (the ``note`` column's marks, named), the GPUs in the table's order."""
+    order = [w.target for w in c.everywhere if w.projected_s is not None]  # the rows the marks stand in
+    lines = []
+    for kernel in dict.fromkeys(f.kernel for f in c.fits if f.unfit and f.target in order):
+        unfit = sorted((f for f in c.fits if f.kernel == kernel and f.unfit and f.target in order),
+                       key=lambda f: order.index(f.target))
+        limits = sorted({f.fit.limit_bytes for f in unfit if isinstance(f.fit, SharedMemoryFit)})
+        need = next(f.fit.need_bytes for f in unfit if isinstance(f.fit, SharedMemoryFit))
+        allowed = f"{limits[0]:,} B" if len(limits) == 1 else f"{limits[0]:,}-{limits[-1]:,} B"
+        lines.append(f"{kernel}: cannot launch as built on {_gpu_list([f.target for f in unfit])}: its blocks ask "
+                     f"for {need:,} B of shared memory, a block may have {allowed} there; the time is that of a "
+                     "build that fits")
+    others: dict[str, list[WorkloadProjection]] = {}
+    for w in c.everywhere:
+        for k in w.kernels:
+            if k.other_kernel:
+                others.setdefault(k.name, []).append(w)
+    for name, ws in others.items():
+        keys = dict.fromkeys(key for w in ws for k in w.kernels if k.name == name for key in k.other_kernel)
+        lines.append(f"{name}: its library would likely run another kernel on {_gpu_list([w.target for w in ws])} "
+                     f"({'; '.join(OTHER_KERNEL_SHORT[key] for key in keys)}): the interval holds such cases")
+    return lines
+
+
+def _gpu_list(ids: Sequence[str]) -> str:
+    """GPUs by spec id, the count first where there are several, a long list cut (``_name_list``)."""
+    return ids[0] if len(ids) == 1 else f"{len(ids)} GPUs: {_name_list(ids)}"
+
+
+def everywhere_caption(c: Comparison) -> str:
+    """The legend of the table of GPUs (its rows: ``c.everywhere``); what its caveats mean, where a row has one; why
+    the report's own GPU's row is not 1x."""
+    ws, own = c.everywhere, c.own_gpu
+    caveats = {mark for row in everywhere_rows(c) for mark in row[-1].split()}
+    words = {NO_FIT: f"{NO_FIT} = a kernel cannot launch there as built (its blocks ask for more shared memory than "
+                     "a block may have there: the time is that of a build that fits)",
+             OTHER: f"{OTHER} = its library would likely run another kernel for some launches (the interval holds "
+                    "such cases)"}
     return ("projected = the sum over launches of count x projected there (compare.projection_launches); speedup = "
             "measured total / projected total (above 1x: faster there); by = the unit that governs most of the "
             "projected time; interval = the sum of the launches' interval ends"
             + floor_words(w.governing for w in ws if w.launches)
+            + (f"; note: {'; '.join(words[m] for m in (NO_FIT, OTHER) if m in caveats)}, each named below"
+               if caveats else "")
             + (f"; {own_gpu_text(own)}" if own is not None else ""))
 
 
-def _everywhere_table(ws: Sequence[WorkloadProjection], width: int, own: OwnGpu | None = None) -> Table:
-    """One row per GPU: the total, its interval, the speedup over the measured total and the governing unit; the
-    legend says why the report's own GPU's row is not 1x."""
-    table = plain_table("", EVERYWHERE_HEADER, everywhere_caption(own, ws))
-    return _whole_figures(add_rows(table, [list(r) for r in everywhere_rows(ws)], width))
+def _everywhere_table(c: Comparison, width: int) -> Table:
+    """One row per GPU: the total, its interval, the speedup over the measured total, the governing unit, the clock
+    and the caveats; the legend says why the report's own GPU's row is not 1x."""
+    table = plain_table("", EVERYWHERE_HEADER, everywhere_caption(c))
+    return _whole_figures(add_rows(table, [list(r) for r in everywhere_rows(c)], width))
 
 
 def _whole_figures(table: Table) -> Table:
@@ -493,10 +644,7 @@ def _l2_cell(p: Projection) -> str:
 
 def _interval_s(p: Projection) -> str:
     """"1.2-1.9 ms", or "n/a" without a projection."""
-    if p.low_s.value is None or p.high_s.value is None:
-        return "n/a"
-    low, high = seconds(p.low_s.value), seconds(p.high_s.value)
-    return f"{low.split()[0]}-{high}" if low.split()[-1] == high.split()[-1] else f"{low}-{high}"
+    return _span(p.low_s.value, p.high_s.value)
 
 
 def _resource(key: str | None) -> str:
@@ -526,8 +674,10 @@ def workload_words(w: WorkloadProjection) -> str:
     """The clock and the DRAM bandwidths a workload's projection assumes, each with its source."""
     source = "n/a" if w.source_dram_bytes_per_s is None else si(w.source_dram_bytes_per_s, "B/s")
     clock = "n/a" if w.clock_hz is None else f"{w.clock_hz / 1e9:.3g} GHz"
-    held = (f", but {counted(w.power_held, 'launch group')} at a share of it (each ran below the source's base "
-            "clock, held there by power, and keeps that share)") if w.power_held else ""
+    shares = [f"{x.name} at {si(x.clock_hz, 'Hz')}" for x in w.launches
+              if x.clock_hz is not None and w.clock_hz is not None and x.clock_hz < w.clock_hz]
+    held = (f", but {counted(w.power_held, 'launch group')} at a share of it ({'; '.join(shares)}: each ran below "
+            "the source's base clock, held there by power, and keeps that share)") if w.power_held else ""
     reached = (f"; this is the report's own GPU: {counted(w.dram_reached, 'launch group')} moved DRAM bytes faster "
                f"here than that achievable figure, up to {si(w.dram_reached_bytes_per_s, 'B/s')}, and keep the rate "
                "each reached as its DRAM floor") if w.dram_reached else ""
@@ -570,16 +720,22 @@ def _print_projection(console: Console, c: Comparison) -> None:
         console.print(_workload_table(w, console.width))
         for name, why in other_kernel_words(w):
             console.print(escape(f"{name}: {why}"), highlight=False)
+        if c.own_gpu is not None:
+            console.print(escape(own_gpu_text(c.own_gpu)), highlight=False)
     elif c.workload is not None:
         console.print(escape(no_projection_words(c.workload)), highlight=False)
     if c.workload is not None and c.workload.left_out_kernels:
         console.print(escape(left_out_words(c.workload)), highlight=False)
-    unfit = dict.fromkeys(f"{p.label}: {unfit_text(pr.shared_memory)}" for p in c.pairs for pr in p.projections
-                          if pr and isinstance(pr.shared_memory, SharedMemoryFit) and not pr.shared_memory.fits)
-    for line in unfit:
+    for line in unfit_lines(c):
         console.print(escape(line), highlight=False)
-    for line in _comparison_notes(c, bounds=False):
+    for line in _comparison_notes(c):
         console.print(line, highlight=False)
+
+
+def unfit_lines(c: Comparison) -> list[str]:
+    """Per kernel that cannot launch on the one target as built, why (its projection's shared-memory check)."""
+    return list(dict.fromkeys(f"{p.label}: {unfit_text(pr.shared_memory)}" for p in c.pairs for pr in p.projections
+                              if pr and isinstance(pr.shared_memory, SharedMemoryFit) and not pr.shared_memory.fits))
 
 
 def unfit_text(u: SharedMemoryFit) -> str:
@@ -588,17 +744,14 @@ def unfit_text(u: SharedMemoryFit) -> str:
             f"{u.compute_capability} GPU allows {u.limit_bytes:,} B per block; the time is that of a build that fits")
 
 
-def _comparison_notes(c: Comparison, bounds: bool = True) -> list[str]:
-    """Why values are n/a (per report, distinct reasons), what projections' roofline bounds leave out (``bounds``:
-    where the table shows them), unmatched kernels."""
+def _comparison_notes(c: Comparison) -> list[str]:
+    """Why values are n/a (per report, distinct reasons), unmatched kernels."""
     lines = []
     for i in range(len(c.reports)):
         sides = [p.side(i) for p in c.pairs if p.sides[i]]
         unplaced = [s for s in sides if s.roof.pct_of_roof is None]
         lines += [f"[bold]{letter(i)}[/bold]: percent of roof n/a: {r}" for r in dict.fromkeys(s.why_no_roof
                                                                                            for s in unplaced)]
-    left_out = dict.fromkeys(", ".join(pr.left_out) for p in c.pairs for pr in p.projections if pr and pr.left_out)
-    lines += [f"the projection's bound leaves out: {text}" for text in left_out if bounds]
     for i, names in enumerate(c.unmatched):
         if names:
             lines.append(f"only in {letter(i)} ({len(names)}): {_name_list(names)}")

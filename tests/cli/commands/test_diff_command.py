@@ -448,3 +448,34 @@ def test_a_self_diff_warns_of_its_report_once_on_stderr(shared_report):
     assert result.exit_code == 0
     lines = [x for x in result.stderr.splitlines() if x.startswith("roofline: warning:")]
     assert len(lines) == 1 and "1 of 45 launches are invalid" in lines[0]
+
+
+def test_a_kernel_of_unknown_share_is_not_offered_a_min_share_that_cannot_leave_it_out(shared_report):
+    """The H800 FlashAttention report against itself: flash_fwd_kernel has no time on either side, so no --min-share
+    leaves it out (--min-share 100 still left it not judged, exit 2), and the fix said to raise --min-share above its
+    share. The line now says its share is unknown and offers --kernel filters; the gate still does not pass it."""
+    path = shared_report("h800_flash-attn-fwd_full")
+    for args in ((), ("--min-share", "100")):
+        result = invoke(path, path, *args)
+        assert result.exit_code == 2
+        text = " ".join(result.stdout.split())
+        assert ("not judged flash_fwd_kernel (no time on either side: its share unknown, so no --min-share leaves it "
+                "out)") in text
+        assert "gate the other kernels alone with --kernel filters that leave it out" in text
+        assert "raise --min-share above its share" not in text
+    markdown = invoke(path, path, "-f", "markdown").stdout
+    assert "gate the other kernels alone with --kernel filters" in markdown
+
+
+@pytest.mark.parametrize("pair", [("h800_flash-attn-fwd_full",) * 2, (BASIC, ROOFLINE)])
+def test_every_null_of_the_diff_document_has_its_reason(shared_report, pair):
+    """Among them an untested interval's ends (reason: its change's untested), not_gated of a gated kernel, a
+    measure's apart under one definition, and a not-judged kernel's unknown share (keyed by its index)."""
+    from tests.null_reasons import unexplained_nulls
+
+    result = invoke(*map(shared_report, pair), "-f", "json")
+    doc = json.loads(result.stdout)
+    assert unexplained_nulls(doc) == []
+    if pair[0] == pair[1]:
+        assert doc["not_judged"][0]["share_of"] is None
+        assert doc["missing"]["not_judged[0].share_of"] == "neither report has a launch time of the kernel"

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from roofline.analysis.grade import State
 from roofline.analysis.work import Measure, WorkCheck, WorkNote, WorkNoteKind
-from roofline.compare.pairing import OwnGpu
-from roofline.compare.regression import GateCause, GateNote, Unchecked
+from roofline.compare.pairing import ClockRan, OwnGpu
+from roofline.compare.regression import GateCause, GateNote, NotJudged, Unchecked, Unjudged
 from roofline.render.compare.prose import (
     apart_text,
+    clock_apart_text,
     gate_note_text,
+    not_judged_text,
     own_gpu_text,
     ratio_text,
     unchecked_text,
@@ -71,3 +73,26 @@ def test_the_own_gpus_row_is_said_to_be_the_clock_the_report_ran_at():
     assert "ran at 1.59 GHz, the spec gives no base clock to tell whether ncu locked it" in \
            said(State.UNKNOWN, base=None)
     assert "the report holds no SM clock; the projection" in said(State.UNKNOWN, ran=None)
+
+
+def test_a_kernel_not_judged_is_offered_a_fix_that_can_leave_it_out():
+    """With its share known, --min-share above it leaves it out; unknown (no time on either side), no --min-share
+    can, so the fix is --kernel filters of the others."""
+    known = not_judged_text(NotJudged("warptiling", 18.4, Unjudged.EVERY_LAUNCH_INVALID, "base"), 1.0)
+    assert known.startswith("warptiling (18.4% of BASE's time, >= --min-share 1%): NEW ran it")
+    assert known.endswith("; re-profile it, or raise --min-share above its share to leave it out")
+    unknown = not_judged_text(NotJudged("flash_fwd_kernel", None, Unjudged.NO_TIME), 1.0)
+    assert unknown == ("flash_fwd_kernel (no time on either side: its share unknown, so no --min-share leaves it "
+                       "out): no launch time on a side (not measured); re-profile it, or gate the other kernels alone "
+                       "with --kernel filters that leave it out")
+
+
+def test_a_side_run_away_from_the_base_clock_its_expectation_assumes_is_said():
+    above = clock_apart_text(ClockRan(State.ABOVE_BASE, 1.96e9, 1.579e9), "B")
+    assert above == ("B's launches ran at 1.96 GHz, above the 1.58 GHz base clock ncu locks, which the expected "
+                     "speedup takes on B's GPU (clocks not locked: --clock-control none): its kept up counts that "
+                     "change of clock too")
+    assert "ran at 1.3 GHz, below the 1.58 GHz base clock ncu locks" in \
+        clock_apart_text(ClockRan(State.BELOW_BASE, 1.3e9, 1.579e9), "C")
+    assert ClockRan(State.ABOVE_BASE, 1.96e9, 1.579e9).apart and not ClockRan(State.LOCKED_BASE, 1.58e9, 1.579e9).apart
+    assert not ClockRan(State.SHORT_LAUNCHES, 1.2e9, 1.579e9).apart  # short launches read it low: not judged
