@@ -14,9 +14,9 @@ import os
 import re
 import shlex
 import stat
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NamedTuple
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -121,32 +121,82 @@ TEXTS = frozenset({"via"})
 PAGED = re.compile(r"(reports\[\d+\]\.)?(rows|kernels)")
 
 
-def fit(result: dict[str, Any], budget: int, ask: str) -> dict[str, Any]:
+def fit(result: dict[str, Any], budget: int, ask: str, hints: Mapping[str, str] | None = None) -> dict[str, Any]:
     """``result`` within ``budget`` characters of JSON: the list of two or more entries (or map of texts: ``TEXTS``)
     that weighs most is halved, never to nothing, until it fits, the lists at the top level (the reports, the
     matched launches) only once those below are down to one entry; then the heaviest list below the top level is
-    emptied (never the advice: ``SPARED``); last a map of null reasons is halved, its least telling reasons first
-    (``_reasons``). A top-level list is never emptied: a result that does not fit then is refused. Only lists and
-    maps are cut (never an object's field, nor a list of numbers alone: a point or a triple), so the result keeps
-    its tool's schema; a map of null reasons keeps the paths the result still holds (``_prune``). Each cut whose
-    list the result still holds is listed under ``cut`` (its path, and how many entries are kept of how many) with
-    ``ask``, how to get the rest; a page's list cut moves its ``next_offset`` to the first entry left out."""
+    emptied (never the advice: ``SPARED``); last a map of null reasons is cut to as many reasons as the budget holds
+    (half, where even one more than that does not fit), its least telling reasons first (``_reasons``). A top-level
+    list is never emptied: a result that does not fit then is refused. Only lists and maps are cut (never an
+    object's field, nor a list of numbers alone: a point or a triple), so the result keeps its tool's schema; a map
+    of null reasons keeps the paths the result still holds (``_prune``). Each cut whose list the result still holds
+    is listed under ``cut`` (its path, and how many entries are kept of how many) with how to get the rest: the
+    ``hints`` whose pattern (a regular expression) matches the path of a list cut, then ``ask``; a page's list cut
+    moves its ``next_offset`` to the first entry left out."""
     _prune(result)
     text = adapter.text(result)
     full = len(text)
     cuts: dict[str, tuple[Any, Any, int]] = {}  # each list cut: its parent, its key there, its entries in full
+    asked = Asked(full, ask, hints or {})
     while len(text) > budget:
         path, parent, key, kept = _next_cut(result, budget, len(text), full)
-        cuts[path] = (parent, key, cuts[path][2] if path in cuts else len(parent[key]))
-        _keep(parent, key, kept)
-        _prune(result)
-        cuts = {at: cut for at, cut in cuts.items() if _holds(result, at)}  # not those of entries cut since
-        paged = _repage(result, cuts)
-        result["cut"] = {"lists": [{"path": at, "kept": len(held[name]), "of": of}
-                                   for at, (held, name, of) in cuts.items()], "full_chars": full,
-                         "ask": f"{ask}; {paged}or call again with max_chars={min(MAX_CHARS, full + 1000)}"}
-        text = adapter.text(result)
+        if _reasons(key, parent[key]):
+            kept = _most_reasons(result, cuts, (path, parent, key), budget, asked)
+        text, cuts = _cut(result, cuts, (path, parent, key), kept, asked)
     return result
+
+
+class Asked(NamedTuple):
+    """What a cut's ``ask`` is made of: the whole result's length, the general way to get the rest (``ask``) and
+    each list's own (``hints``: a pattern of its path, the hint)."""
+
+    full: int
+    ask: str
+    hints: Mapping[str, str]
+
+    def text(self, cuts: Mapping[str, Any], paged: str) -> str:
+        """How to get the rest of the lists ``cuts`` names: their hints, the general way, the page, the budget."""
+        own = dict.fromkeys(hint for at in cuts for pattern, hint in self.hints.items() if re.fullmatch(pattern, at))
+        larger = min(MAX_CHARS, self.full + 1000)
+        return f"{'; or '.join([*own, self.ask])}; {paged}or call again with max_chars={larger}"
+
+
+Place = tuple[str, Any, Any]  # a list's (or map's) path in the result, its parent and its key there
+
+
+def _cut(result: dict[str, Any], cuts: dict[str, tuple[Any, Any, int]], place: Place, kept: int,
+         asked: Asked) -> tuple[str, dict[str, tuple[Any, Any, int]]]:
+    """Keep ``kept`` entries of the list at ``place``, and list the cuts the result still holds under its ``cut``:
+    the result's JSON text, and those cuts."""
+    path, parent, key = place
+    cuts = {**cuts, path: (parent, key, cuts[path][2] if path in cuts else len(parent[key]))}
+    _keep(parent, key, kept)
+    _prune(result)
+    cuts = {at: cut for at, cut in cuts.items() if _holds(result, at)}  # not those of entries cut since
+    paged = _repage(result, cuts)
+    result["cut"] = {"lists": [{"path": at, "kept": len(held[name]), "of": of}
+                               for at, (held, name, of) in cuts.items()], "full_chars": asked.full,
+                     "ask": asked.text(cuts, paged)}
+    return adapter.text(result), cuts
+
+
+def _most_reasons(result: dict[str, Any], cuts: dict[str, tuple[Any, Any, int]], place: Place, budget: int,
+                  asked: Asked) -> int:
+    """The most reasons of the map at ``place`` (fewer than it holds) that the result keeps within ``budget``, each
+    count tried and undone; half of them where even one does not fit."""
+    _, parent, key = place
+    whole, listed = parent[key], result.get("cut")
+    low, high, most = 1, len(whole) - 1, len(whole) // 2
+    while low <= high:
+        tried = (low + high) // 2
+        text, _ = _cut(result, cuts, place, tried, asked)
+        parent[key] = whole
+        if listed is None:
+            del result["cut"]
+        else:
+            result["cut"] = listed
+        low, high, most = (tried + 1, high, tried) if len(text) <= budget else (low, tried - 1, most)
+    return most
 
 
 def _next_cut(result: dict[str, Any], budget: int, size: int, full: int) -> tuple[str, Any, Any, int]:
@@ -364,6 +414,20 @@ RESULTS = {"list_kernels": "list_kernels", "analyse_kernel": "analyse_kernel", "
            "rank_nsys_kernels": "rank_nsys_kernels"}
 
 
+# How to get the rest of each tool's lists cut to its budget: a pattern of the list's path, the hint (a list with no
+# hint of its own: the whole document in a file, or a larger budget).
+HINTS: dict[str, dict[str, str]] = {
+    "list_kernels": {r"reports\[\d+\]\.rows": "narrow with offset/limit or kernel filters"},
+    "analyse_kernel": {r"kernel\.advice": "ask for fewer advice items",
+                       r"kernel\.hotspots\..+": "ask for fewer hot spots",
+                       "matched": "narrow the kernel filter, or pick the launch"},
+    "compare_reports": {r"kernels|regressions|not_judged|only_in_(base|new)": "narrow with kernel filters"},
+    "project_report": {"kernels": "narrow with offset/limit or kernel filters"},
+    "grade_kernel": {"kernels": "narrow with kernel filters"},
+    "rank_nsys_kernels": {"kernels": "narrow with offset/limit"},
+}
+
+
 def output_schema(tool: str) -> dict[str, Any]:
     """A tool's output schema: its result's JSON Schema, generated from its type (an object at the top, as MCP
     asks)."""
@@ -418,18 +482,19 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         """The equivalent command line of a call, with the server's ``--specs``."""
         return command_line(command, specs)
 
-    def finish(answer: adapter.Answer, output: str | None, max_chars: int, ask: str) -> dict[str, Any]:
+    def finish(answer: adapter.Answer, output: str | None, max_chars: int, tool: str) -> dict[str, Any]:
         """The result as plain data, the whole document written to ``output`` (if asked), cut to ``max_chars``."""
-        return done(adapter.plain(answer.result), answer, output, max_chars, ask)
+        return done(adapter.plain(answer.result), answer, output, max_chars, tool)
 
     def done(result: dict[str, Any], answer: adapter.Answer, output: str | None, max_chars: int,
-             ask: str) -> dict[str, Any]:
+             tool: str) -> dict[str, Any]:
+        """``finish`` of a result already plain data: cut with the hints of ``tool``'s lists (``HINTS``)."""
         if output is None:
-            return fit(result, max_chars, f"{ask}; or give output=FILE.json for the whole document")
+            return fit(result, max_chars, "give output=FILE.json for the whole document", HINTS[tool])
         adapter.write_json(roots.writable(output), adapter.whole(answer.whole))
         result["written"] = output
         try:
-            return fit(result, max_chars, f"{ask}; or read the whole document in {output}")
+            return fit(result, max_chars, f"read the whole document in {output}", HINTS[tool])
         except RooflineError as err:  # the file holds the whole document all the same: say so
             raise RooflineError(f"{err.message}; the whole document was written to {output}", err.hint) from None
 
@@ -474,7 +539,7 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         # advised, as the CLI's summary: its rows' time to gain is the report's
         answer = adapter.list_kernels(paths, options(kernel, ceilings, diagnostics=True, sass=False), by, offset,
                                       limit, line(command))
-        return finish(answer, output, max_chars, "narrow with offset/limit or kernel filters")
+        return finish(answer, output, max_chars, "list_kernels")
 
     @tool
     def analyse_kernel(
@@ -499,7 +564,7 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
                    ceilings, "-f", "json"]
         answer = adapter.analyse_kernel(path, options([kernel], ceilings, diagnostics=True, base=kernel_name_base),
                                         launch, advice, hotspots, kernel, report, line(command), NAME_CHARS)
-        return finish(answer, output, max_chars, "ask for fewer advice items or hot spots, or pick the launch")
+        return finish(answer, output, max_chars, "analyse_kernel")
 
     @tool
     def compare_reports(
@@ -552,7 +617,7 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
             line(["compare", base, new, *options_args, "-f", "json"]), fail_if_new_share)
         result = adapter.plain(answer.result)  # a gate left off is said by its argument, not the command's option
         result["missing"] = {path: as_arguments(reason) for path, reason in result["missing"].items()}
-        return done(result, answer, output, max_chars, "narrow with kernel filters")
+        return done(result, answer, output, max_chars, "compare_reports")
 
     @tool
     def project_report(
@@ -572,7 +637,7 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         command = ["project", report, "--to", to, *filter_args(kernel), "--clock", clock, "-f", "json"]
         answer = adapter.project_report(path, to, options(kernel), clock, offset, limit,
                                         line(command))
-        return finish(answer, output, max_chars, "narrow with offset/limit or kernel filters")
+        return finish(answer, output, max_chars, "project_report")
 
     @tool
     def grade_kernel(
@@ -599,7 +664,7 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
                    *(("--baseline", baseline) if baseline is not None else ()), "-f", "json"]
         answer = adapter.grade_kernel(path, options(kernel, base=kernel_name_base), base, NAME_CHARS,
                                       line(command))
-        return finish(answer, output, max_chars, "narrow with kernel filters")
+        return finish(answer, output, max_chars, "grade_kernel")
 
     @tool
     def gpu_spec(
@@ -625,13 +690,14 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
     ) -> dict[str, Any]:
         """Rank the kernels of an Nsight Systems profile by total GPU time (count, total, median, share of the busy
         time), and give the ncu commands that profile one median-duration launch of each of the top kernels (APP
-        stands for the application and its arguments), as `roofline analyze --from-nsys` runs them. Paginated
-        with offset/limit."""
+        stands for the application and its arguments, NAME for the name of the report and log files each run
+        writes), as `roofline analyze --from-nsys` runs them. With nvtx, no command (analyze plans over the whole
+        profile): 'left_out' says how to profile a kernel of the range. Paginated with offset/limit."""
         path = _nsys_export(roots.readable(profile), profile)
         command = ["timeline", profile, *(("--nvtx", nvtx) if nvtx else ()), "-f", "json"]
         analyze = line(["analyze", "--from-nsys", profile, "--top", str(top), "--", "APP"])
         answer = adapter.rank_nsys_kernels(path, nvtx, top, offset, limit, line(command), analyze)
-        return finish(answer, output, max_chars, "narrow with offset/limit")
+        return finish(answer, output, max_chars, "rank_nsys_kernels")
 
     return server
 

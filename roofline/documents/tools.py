@@ -17,7 +17,6 @@ from msgspec import UNSET, Meta, Struct, UnsetType, convert
 from msgspec.structs import asdict, replace
 
 from roofline.analysis.results import Bound
-from roofline.compare.projection_launches import WorkloadProjection
 from roofline.compare.regression import DiffResult, NotJudged
 from roofline.core.choices import TargetClock
 from roofline.core.kernel_names import fit_apart, kernel_name
@@ -38,6 +37,7 @@ from roofline.documents.compare import (
     SummaryRowDoc,
     ThresholdsDoc,
     TotalDoc,
+    WorkloadDoc,
     diff_json,
     headline,
 )
@@ -112,7 +112,8 @@ class KernelList(ToolResult, frozen=True, kw_only=True):
 
 
 class ReportHead(Struct, frozen=True):
-    """The report a launch comes from: its file, label, GPU, the roofs used, its warnings and total time."""
+    """The report a launch comes from: its file, label, GPU, the roofs used, its warnings and total time, and each
+    reason once with the paths of the nulls it explains (``missing``: ``total_time_s``)."""
 
     path: str
     label: str
@@ -120,15 +121,18 @@ class ReportHead(Struct, frozen=True):
     ceilings_used: CeilingSet
     warnings: list[str]
     total_time_s: Number
+    missing: dict[str, list[str]]
 
 
-class MatchedLaunch(Struct, frozen=True):
-    """A launch the kernel filter matched: its place among them (``launch``), name, duration and bound."""
+class MatchedLaunch(Struct, frozen=True, omit_defaults=True):
+    """A launch the kernel filter matched: its place among them (``launch``), name, duration and bound, and where
+    either is null each reason once with the paths of the nulls it explains (``missing``, left out where none is)."""
 
     launch: int
     name: str
     duration_s: Number
     bound: Bound | None
+    missing: dict[str, list[str]] = {}
 
 
 class LaunchDoc(Kernel, frozen=True):
@@ -193,7 +197,7 @@ class ProjectionPage(ToolResult, frozen=True, kw_only=True):
     report: ReportRefDoc
     page: Page
     kernels: list[ProjectKernel]
-    workload: WorkloadProjection | None
+    workload: WorkloadDoc | None
 
 
 class GradedKernels(GradeJson, frozen=True, kw_only=True, omit_defaults=True):
@@ -316,7 +320,8 @@ class GpuSpec(ToolResult, frozen=True, kw_only=True):
 
 class NcuRun(Struct, frozen=True):
     """An ncu run ``analyze --from-nsys`` plans: the kernels, which launch, why, and the command (``APP``: the
-    application and its arguments)."""
+    application and its arguments; ``NAME``: the name of the report and log files it writes, ``NAME.top1.ncu-rep``,
+    as ``analyze`` names them after the application: ``app.top1.ncu-rep``)."""
 
     kernels: list[str]
     launch_skip: int | None  # null: from the first matching launch
@@ -327,16 +332,18 @@ class NcuRun(Struct, frozen=True):
 
 class NsysRanking(ToolResult, frozen=True, kw_only=True):
     """``rank_nsys_kernels``: ``timeline --format json`` of one file, its kernels one page at a time under
-    ``kernels`` (the profile's own ``kernels`` left empty), and the ncu runs of its top kernels; within an NVTX
-    range, the runs of kernels launched outside it left out (said under ``left_out``)."""
+    ``kernels`` (the profile's own ``kernels`` left empty), the ``analyze --from-nsys`` line and the ncu runs of its
+    top kernels; within an NVTX range, no line (null, its reason under ``missing``) and no run: they would profile
+    kernels launched outside it (said under ``left_out``)."""
 
     kind: Literal["timeline"]
     profile: TimelineDoc
     page: Page
     kernels: list[KernelDoc]
-    analyze: str
+    analyze: str | None
     ncu_runs: list[NcuRun]
     left_out: str | None = None
+    missing: dict[str, str] = {}  # the reason of each null field (``analyze``)
 
 
 # --- The results, built from their commands' documents ---------------------------------------------------------
@@ -389,11 +396,18 @@ def kernel_analysis(report: ReportJson, command: str, launch: int | None, advice
     long = name_chars is not None and len(doc.demangled_name) > name_chars
     return KernelAnalysis(
         schema_version=SCHEMA_VERSION, tool=tool(), command=command, kind="kernel",
-        report=ReportHead(rep.path, rep.label, rep.device, rep.ceilings_used, rep.warnings, rep.total_time_s),
-        launch=chosen, matched=[MatchedLaunch(i, k.name, k.duration_s, k.bound) for i, k in enumerate(kernels)],
+        report=ReportHead(rep.path, rep.label, rep.device, rep.ceilings_used, rep.warnings, rep.total_time_s,
+                          by_reason((path, rep.reasons[i]) for path, i in rep.missing.items())),
+        launch=chosen, matched=[matched_launch(i, k, rep.reasons) for i, k in enumerate(kernels)],
         kernel=replace(doc, demangled_name=middle_cut(doc.demangled_name, name_chars or 0)) if long else doc,
         left_out=f"kernel.demangled_name: cut in its middle to {name_chars} of its {len(doc.demangled_name)} "
                  "characters (the command gives it whole)" if long else None)
+
+
+def matched_launch(i: int, k: Kernel, reasons: Sequence[str]) -> MatchedLaunch:
+    """Launch ``k`` as the launches matched list it (``i``: its place among them), with the reasons of its nulls."""
+    nulls = [(field, reasons[k.missing[field]]) for field in MatchedLaunch.__struct_fields__ if field in k.missing]
+    return MatchedLaunch(i, k.name, k.duration_s, k.bound, by_reason(nulls))
 
 
 def _chosen(kernels: Sequence[Kernel], launch: int | None, matched: str) -> int:
@@ -456,21 +470,43 @@ def projection_page(project: ProjectJson, command: str, offset: int, limit: int)
                           kernels=project.kernels[offset:offset + limit], workload=project.workload)
 
 
+# The placeholders of an ncu run's command: the application and its arguments, and the name of its output files.
+APP, NAME = "APP", "NAME"
+OUTPUT_OPTIONS = ("-o", "--log-file")  # ncu's options naming a file the run writes
+
+
 def nsys_ranking(timeline: TimelineJson, command: str, offset: int, limit: int, analyze: str,
                  runs: list[NcuRun], nvtx: str | None = None) -> NsysRanking:
     """``rank_nsys_kernels``: the one file's timeline with its kernels from ``offset``, ``limit`` of them, under
-    ``kernels``, and the ncu runs ``analyze`` plans; with NVTX range ``nvtx`` none (said under ``left_out``):
-    ``analyze`` plans over the whole profile, so its launch skip and count would aim at launches outside it."""
+    ``kernels``, and the ``analyze`` line with the ncu runs it plans (their files named ``NAME``: ``named_files``);
+    with NVTX range ``nvtx`` neither (the line null, its reason under ``missing``; the runs said under
+    ``left_out``): ``analyze`` plans over the whole profile, so it would profile its top kernels, launched outside
+    the range, and its runs' launch skip and count would aim at launches outside it."""
     (t,) = timeline.timelines
-    kept = runs if nvtx is None else []
-    note = None if nvtx is None else (
-        f"ncu_runs: analyze --from-nsys plans over the whole profile, whose launch skip and count (-s, -c) would aim "
-        f"at launches outside '{nvtx}'; profile a kernel of the range with roofline analyze --kernel exact:NAME "
-        "and --nvtx-include written in ncu's NVTX syntax for that range (DOMAIN@RANGE/ for a push/pop range; "
-        "/, @, [, ], +, * and , are ncu's operators there: see ncu --help)")
+    outside = None if nvtx is None else (
+        f"analyze --from-nsys plans over the whole profile: it would profile the profile's top kernels, not those "
+        f"launched inside '{nvtx}', and a run's launch skip and count (-s, -c) would aim at launches outside it")
+    how = ("profile a kernel of the range with roofline analyze --kernel exact:KERNEL and --nvtx-include written in "
+           "ncu's NVTX syntax for that range (DOMAIN@RANGE/ for a push/pop range; /, @, [, ], +, * and , are ncu's "
+           "operators there: see ncu --help)")
     return NsysRanking(schema_version=SCHEMA_VERSION, tool=tool(), command=command, kind="timeline",
                        profile=replace(t, kernels=[]), page=page(offset, limit, len(t.kernels)),
-                       kernels=t.kernels[offset:offset + limit], analyze=analyze, ncu_runs=kept, left_out=note)
+                       kernels=t.kernels[offset:offset + limit], analyze=analyze if outside is None else None,
+                       ncu_runs=[named_files(run) for run in runs] if outside is None else [],
+                       left_out=None if outside is None else f"ncu_runs: {outside}; {how}",
+                       missing={} if outside is None else {"analyze": f"{outside}; {how}"})
+
+
+def named_files(run: NcuRun) -> NcuRun:
+    """``run`` with the files its command writes named ``NAME`` (``NAME.top1.ncu-rep``), not ``APP``: substituting
+    the application and its arguments for ``APP`` leaves them whole."""
+    import shlex
+
+    argv = shlex.split(run.ncu)
+    for i, arg in enumerate(argv[:-1]):
+        if arg in OUTPUT_OPTIONS and argv[i + 1].startswith(APP):
+            argv[i + 1] = NAME + argv[i + 1].removeprefix(APP)
+    return replace(run, ncu=shlex.join(argv))
 
 
 def spec_refs(specs: Iterable[DeviceSpec]) -> list[SpecRef]:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from roofline.store.dataset import Store, StoreError, open_store
 from roofline.store.schema import COLUMNS, DUCK_TYPES, PARTITIONS, STORE_SCHEMA, TABLES, arrow_schema
+from roofline.store.text import unique_names
 
 if TYPE_CHECKING:  # pragma: no cover
     import duckdb
@@ -67,8 +68,9 @@ def _with_partitions(table: str) -> pa.Schema:
 
 
 def query(store: str | os.PathLike[str], sql: str) -> pa.Table:
-    """The result of one SQL statement over the store, as an Arrow table; StoreError (one line) for a missing or
-    damaged store, SQL that DuckDB refuses and SQL that asks no rows (empty, or a statement that is no query)."""
+    """The result of one SQL statement over the store, as an Arrow table, its columns named uniquely as DuckDB names
+    a subquery's (``unique_names``: ``device``, ``device_1``); StoreError (one line) for a missing or damaged store,
+    SQL that DuckDB refuses and SQL that asks no rows (empty, or a statement that is no query)."""
     st = open_store(store)
     damaged = st.damaged()
     if damaged is not None:
@@ -85,7 +87,8 @@ def query(store: str | os.PathLike[str], sql: str) -> pa.Table:
             raise StoreError(f"{st.root}: query {_shown(sql)}: no rows asked (the SQL is empty, or its last statement "
                              "is not a query)", "give one SELECT, e.g. roofline query STORE \"SELECT count(*) FROM "
                              "launches\"")
-        return result.to_arrow_table()
+        table = result.to_arrow_table()
+        return table.rename_columns(unique_names(table.column_names))
     except duckdb.Error as e:
         raise _refused(st, e) from None
     finally:
@@ -112,13 +115,30 @@ def _kind(statement: Any, duckdb: Any) -> str:
 def _only_reads(st: Store, sql: str, duckdb: Any) -> None:
     """StoreError for SQL with a statement that is no query (COPY ... TO, EXPORT, ATTACH, CREATE, SET, INSTALL,
     EXPLAIN ANALYZE of one of those): a query reads the store, it never writes a file nor changes what later
-    statements see."""
+    statements see. The error names the statement by its own first words and gives the fix for its kind."""
     for statement in duckdb.extract_statements(sql):
         kind = _kind(statement, duckdb)
         if kind not in READING:
-            raise StoreError(f"{st.root}: query {_shown(sql)}: a {kind} statement (a query only reads: SELECT, "
-                             "WITH, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN of those)",
-                             "to write the result to a file, give -o FILE (.csv or .json)")
+            raise StoreError(f"{st.root}: query {_shown(sql)}: {_named(statement.query)} refused: a query only reads "
+                             "(SELECT, WITH, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN of those)",
+                             REFUSED_FIX.get(kind, OTHER_FIX).format(store=st.root))
+
+
+# The fix for a statement refused, by its type (DuckDB's): what the user can do instead.
+WRITES_FIX = "to write the result to a file, give -o FILE (.csv or .json)"
+REFUSED_FIX = {"COPY": WRITES_FIX, "EXPORT": WRITES_FIX, "COPY_DATABASE": WRITES_FIX,
+               "MULTI": "DuckDB runs a PIVOT without its IN (...) list as several statements: name the values, e.g. "
+                        "PIVOT launches ON bound IN ('compute', 'memory') USING count(*)"}
+OTHER_FIX = ("give a SELECT over the views launches, advice, reports and errors; for other statements (settings, "
+             "extensions, other databases) open the Parquet files under {store}/data with DuckDB itself")
+_FIRST_WORDS = re.compile(r"^\s*(?:(?:--[^\n]*(?:\n|$)|/\*.*?\*/)\s*)*((?:explain\s+(?:analy[sz]e\s+)?)?[a-z_]+)",
+                          re.S | re.I)
+
+
+def _named(text: str) -> str:
+    """A statement as its first words name it (``INSTALL``, ``EXPLAIN ANALYZE COPY``), upper case."""
+    words = _FIRST_WORDS.match(text)
+    return " ".join(words[1].upper().split()) if words else "that statement"
 
 
 def _refused(st: Store, error: Exception) -> StoreError:

@@ -23,8 +23,9 @@ from roofline.store.schema import LEVELS, PRECISIONS
 Row = dict[str, Any]
 # The version of what the rows hold and how (a fix to a figure or a reason bumps it): part of the analysis key, so
 # a refresh analyses again the reports an earlier format wrote, whatever roofline's version. 2: the launch's own
-# roofs, the reasons keyed by column; 3: the reasons of a report row's nulls.
-ROWS_FORMAT = 3
+# roofs, the reasons keyed by column; 3: the reasons of a report row's nulls; 4: the reasons of the advice rows' nulls
+# and of the time model terms'.
+ROWS_FORMAT = 4
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,7 @@ def report_rows(doc: Report, view: ReportView, stamp: Stamp) -> dict[str, list[R
         key = kernel_key(kernel.name, kernel.demangled_name)
         launches.append(launch_row(kernel, doc, source, i, key, lib.name if lib else None,
                                    lead_saving(analysis)))
-        advice += [advice_row(item, source, i, key, lib.name if lib else None, rank)
+        advice += [advice_row(item, source, i, key, lib.name if lib else None, rank, kernel, doc.reasons)
                    for rank, item in enumerate(kernel.advice, start=1)]
     d = doc.device
     report = {**source, "label": path_labels([stamp.path])[0], "source": doc.source,
@@ -128,7 +129,8 @@ def launch_row(k: Kernel, doc: Report, source: Row, index: int, key: str, lib: s
         "advice_count": len(k.advice), "combined_saved_s": k.combined_saved_s,
         "combined_floor_s": k.combined_floor_s, "flags": list(k.flags),
     }
-    return {**row, "missing": list(column_reasons(row, k, doc.reasons).items())}
+    reasons = {**column_reasons(row, k, doc.reasons), **term_reasons(row["terms"], k, doc.reasons)}
+    return {**row, "missing": list(reasons.items())}
 
 
 # The path in the report document (``report -f json``) of a launch's figure, by the store column that holds it,
@@ -178,6 +180,15 @@ def column_reasons(row: Row, k: Kernel, reasons: list[str]) -> dict[str, str]:
     return out
 
 
+def term_reasons(terms: list[Row], k: Kernel, reasons: list[str]) -> dict[str, str]:
+    """Each null field of the time model's terms with its reason, keyed as SQL reads the field
+    (``terms[1].achievable_s``: DuckDB counts a list's entries from 1), the document's at its path
+    (``time_model.terms[0].achievable_s``) or the nearest above."""
+    by_path = {path: reasons[i] for path, i in k.missing.items()}
+    return {f"terms[{n}].{field}": _reason_at(f"time_model.terms[{n - 1}].{field}", by_path) or NO_REASON
+            for n, term in enumerate(terms, start=1) for field, value in term.items() if value is None}
+
+
 def report_reasons(row: Row, doc: Report) -> dict[str, str]:
     """Each null column of a report's row with its reason: its launches' where the figure comes from them (the
     total time from their durations, the spec from their datasheet roofs), else the store's own."""
@@ -206,13 +217,21 @@ def _keyed(prefix: str, values: Mapping[str, float | None], keys: tuple[str, ...
     return {f"{prefix}_{key}": values.get(key) for key in keys}
 
 
-def advice_row(item: Any, source: Row, index: int, key: str, lib: str | None, rank: int) -> Row:
-    """One advice item of a launch, with its estimated saving and what bounds it."""
-    return {**source, "launch": index, "kernel": key, "library": lib, "rank": rank, "kind": item.kind,
-            "title": item.title, "cause": item.cause, "topic": item.topic, "mechanism": _text(item.mechanism),
-            "source": item.source, "work_share": item.work_share, "est_saved_s": item.est_saved_s,
-            "ncu_saved_s": item.ncu_saved_s, "bound_by": item.bound_by, "overlapping": item.overlapping,
-            "peak_kind": _text(item.peak_kind)}
+def advice_row(item: Any, source: Row, index: int, key: str, lib: str | None, rank: int, k: Kernel,
+               reasons: list[str]) -> Row:
+    """One advice item of launch ``k``, with its estimated saving and what bounds it, and each null column with its
+    reason under ``missing`` (the document's at ``advice[rank - 1].<column>`` or the nearest path above, else the
+    store's own)."""
+    row: Row = {
+        **source, "launch": index, "kernel": key, "library": lib, "rank": rank, "kind": item.kind,
+        "title": item.title, "cause": item.cause, "topic": item.topic, "mechanism": _text(item.mechanism),
+        "source": item.source, "work_share": item.work_share, "est_saved_s": item.est_saved_s,
+        "ncu_saved_s": item.ncu_saved_s, "bound_by": item.bound_by, "overlapping": item.overlapping,
+        "peak_kind": _text(item.peak_kind)}
+    by_path = {path: reasons[i] for path, i in k.missing.items()}
+    missing = {column: _reason_at(f"advice[{rank - 1}].{column}", by_path) or STORE_REASONS.get(column, NO_REASON)
+               for column, value in row.items() if value is None}
+    return {**row, "missing": list(missing.items())}
 
 
 def error_row(stamp: Stamp, error: str, exit_code: int) -> Row:

@@ -1,5 +1,5 @@
 """The store's tables and their one Arrow schema each, the same for every ncu version and GPU: a figure a report
-does not hold is null (its reason in the launch's ``missing``), never a column left out. ``STORE_SCHEMA`` is the
+does not hold is null (its reason in its row's ``missing``), never a column left out. ``STORE_SCHEMA`` is the
 version of these schemas the manifest carries; a column is only ever added (a newer roofline reads an older store,
 the columns it lacks read as null)."""
 
@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
 
-STORE_SCHEMA = 2  # the version of the tables below; bumped when a column is added (2: the reports' missing)
+# The version of the tables below; bumped when a column is added (2: the reports' missing, 3: the advice's).
+STORE_SCHEMA = 3
 PARTITIONS = ("gpu", "date")  # the folders a table is split into: gpu=<slug>/date=<YYYY-MM-DD>
 TABLES = ("launches", "advice", "reports", "errors")
 
@@ -50,7 +51,7 @@ COLUMNS: dict[str, list[tuple[str, str]]] = {
     "advice": [*_SOURCE, ("launch", "i64"), ("kernel", "str"), ("library", "str"), ("rank", "i64"),
                ("kind", "str"), ("title", "str"), ("cause", "str"), ("topic", "str"), ("mechanism", "str"),
                ("source", "str"), ("work_share", "f64"), ("est_saved_s", "f64"), ("ncu_saved_s", "f64"),
-               ("bound_by", "str"), ("overlapping", "bool"), ("peak_kind", "str")],
+               ("bound_by", "str"), ("overlapping", "bool"), ("peak_kind", "str"), ("missing", "map")],
     "errors": [("path", "str"), ("content_hash", "str"), ("roofline_version", "str"), ("catalog_hash", "str"),
                ("collected_at", "ts"), ("error", "str"), ("exit_code", "i64"), ("size_bytes", "i64")],
 }

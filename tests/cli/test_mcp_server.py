@@ -640,6 +640,7 @@ def probed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     sort = str(find_shared_report("a100-40gb_selfjoin-cub-sort-154launches_basic"))
     alife = str(find_shared_report("rtx2070super_alife-143launches_basic"))
     conv = str(find_shared_nsys("rtx3090_memfusion-conv-nvtx_2023.1.sqlite"))
+    silu = str(find_shared_report("gh200_silu_metrics"))
     copy = "Reformatting CopyNode for Input Tensor 0 to /conv1/Conv + /relu/Relu"
     calls: dict[str, tuple[str, dict[str, Any]]] = {
         "cutlass": ("analyse_kernel", {"report": cutlass, "kernel": "exact:Kernel"}),
@@ -653,6 +654,7 @@ def probed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "written_unfit": ("analyse_kernel", {"report": SGEMM, "kernel": "sgemm", "max_chars": 1000,
                                              "output": str(scratch / "whole.json")}),
         "conv_copy": ("rank_nsys_kernels", {"profile": conv, "nvtx": copy, "top": 2}),
+        "silu": ("analyse_kernel", {"report": silu, "kernel": "silu_kernel_non_strided"}),
         "conv_all": ("rank_nsys_kernels", {"profile": conv, "top": 2}),
         "grade_tiny": ("grade_kernel", {"report": sort, "max_chars": 1000}),
         "specs_small": ("gpu_spec", {"max_chars": 1000}),
@@ -675,6 +677,7 @@ def probed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     again.append(("list_kernels", {"reports": [sort], "max_chars": least}))
     _, followed = asyncio.run(session([Path(cutlass).parents[1], REPO], again))
     return {"tools": tools, "scratch": scratch, "sort": sort, "cutlass_report": cutlass, "conv": conv, "copy": copy,
+            "silu_report": silu,
             "again": list(zip(again, followed, strict=True)), **out}
 
 
@@ -795,6 +798,8 @@ def test_rank_nsys_kernels_in_an_nvtx_range_plans_no_run_aimed_outside_it(probed
     everywhere = ok(probed["conv_all"])
     assert everywhere["ncu_runs"] and inside["ncu_runs"] == [] and "left_out" not in everywhere
     assert probed["copy"] in inside["left_out"] and "--nvtx-include written in ncu's NVTX syntax" in inside["left_out"]
+    assert inside["analyze"] is None and "plans over the whole profile" in inside["missing"]["analyze"]
+    assert everywhere["analyze"].startswith("roofline analyze --from-nsys ") and "missing" not in everywhere
     assert f"'{probed['copy']}/'" not in inside["left_out"]  # the range's / and + are ncu's operators: no line
 
 
@@ -817,3 +822,49 @@ def test_hints_name_the_tools_and_their_arguments_not_the_command_line(probed: d
     with pytest.raises(ValidationError) as err:
         TypeAdapter(float).validate_python(None)
     assert "given null, as a client sends an infinite or NaN number" in argument_problems(err.value)
+
+
+def test_analyse_kernel_of_a_report_without_times_gives_every_nulls_reason_within_its_budget(
+        probed: dict[str, Any]) -> None:
+    """The GH200 metrics-only report: the report's null total time and each matched launch's null duration and
+    bound have the reasons ``report -f json`` gives; the launch's reasons are cut only as far as the default budget
+    needs (once halved, 31 of 62 with 5,000 characters unused)."""
+    result = ok(probed["silu"])
+    (whole,) = cli(result["command"])["reports"]
+    assert result["report"]["missing"] == {whole["reasons"][whole["missing"]["total_time_s"]]: ["total_time_s"]}
+    for shown in result["matched"]:
+        k = whole["kernels"][shown["launch"]]
+        assert {p: why for why, paths in shown["missing"].items() for p in paths} == {
+            field: whole["reasons"][k["missing"][field]] for field in ("duration_s", "bound")}
+    size = len(result_text(probed["silu"]))
+    (reasons,) = [c for c in result["cut"]["lists"] if c["path"] == "kernel.missing"]
+    assert size <= 20_000 and reasons["kept"] > reasons["of"] // 2  # kept as far as the budget holds: fit's test
+
+
+def test_a_map_of_reasons_keeps_as_many_reasons_as_the_budget_holds() -> None:
+    """Six reasons of 300 characters, room for four: four are kept (halving kept three), the most telling first."""
+    from roofline.cli.mcp_adapter import text
+    from roofline.cli.mcp_server import fit
+
+    fields = [f"f{i}" for i in range(6)]
+    launch: dict[str, Any] = {**dict.fromkeys(fields), "missing": {str(i) * 300: [f] for i, f in enumerate(fields)}}
+    four = {"kernel": {**launch, "missing": dict(list(launch["missing"].items())[:4])}}
+    budget = len(text({**four, "cut": {"lists": [{"path": "kernel.missing", "kept": 4, "of": 6}],
+                                       "full_chars": len(text({"kernel": launch})), "ask": "x" * 200}}))
+    cut = fit({"kernel": json.loads(json.dumps(launch))}, budget, "ask")
+    assert list(cut["kernel"]["missing"]) == [str(i) * 300 for i in range(4)]
+    assert cut["cut"]["lists"] == [{"path": "kernel.missing", "kept": 4, "of": 6}] and len(text(cut)) <= budget
+
+
+def test_a_cuts_ask_gives_the_hints_of_the_lists_cut_alone() -> None:
+    """rank_nsys_kernels' NVTX ranges cut: offset/limit page the kernels, not the ranges, so the ask does not name
+    them; a cut of the kernels does."""
+    from roofline.cli.mcp_server import HINTS, fit
+
+    hints = HINTS["rank_nsys_kernels"]
+    ranges = fit({"profile": {"nvtx": [{"name": "r" * 100}] * 40}, "kernels": [{"n": 1}]}, 2000, "whole", hints)
+    assert [c["path"] for c in ranges["cut"]["lists"]] == ["profile.nvtx"]
+    assert "offset/limit" not in ranges["cut"]["ask"] and ranges["cut"]["ask"].startswith("whole; or call again")
+    kernels = fit({"page": {"offset": 0, "limit": 40, "total": 40, "next_offset": None},
+                   "kernels": [{"name": "k" * 100}] * 40}, 2000, "whole", hints)
+    assert kernels["cut"]["ask"].startswith("narrow with offset/limit; or whole; the entries left out start at")

@@ -117,3 +117,67 @@ def test_a_spec_document_gives_the_reason_of_each_null_number() -> None:
     held = 1980 * min(1.0, (700 / at_boost) ** (1 / 3))
     assert f"{held:.0f} MHz" in missing["sustained_clock_hz"] and "board_power_w" in missing["sustained_clock_hz"]
     assert "no L2 roof" in missing["bandwidth.l2_bytes_per_s"]
+
+
+def test_a_report_without_times_gives_the_reasons_of_its_total_and_of_each_matched_launchs_nulls() -> None:
+    """The GH200 metrics-only report times no launch: ``analyse_kernel``'s report head and matched launches give
+    the reasons ``report -f json`` gives for the report's total time and for each launch's duration and bound."""
+    from tests.conftest import find_shared_report
+
+    document = Roofline().report([find_shared_report("gh200_silu_metrics")])
+    (rep,) = typed(document.view).reports
+    result = builtins(tools.kernel_analysis(typed(document.view), "roofline report", None, 1, 1, "silu", "x"))
+    assert result["report"]["total_time_s"] is None
+    assert result["report"]["missing"] == {rep.reasons[rep.missing["total_time_s"]]: ["total_time_s"]}
+    assert len(result["matched"]) == len(rep.kernels) >= 2
+    for shown, k in zip(result["matched"], rep.kernels, strict=True):
+        nulls = {field for field in ("duration_s", "bound") if shown[field] is None}
+        assert nulls == {"duration_s", "bound"}
+        assert {path: why for why, paths in shown["missing"].items() for path in paths} == {
+            field: rep.reasons[k.missing[field]] for field in nulls}
+
+
+def test_a_matched_launch_with_a_time_and_a_bound_carries_no_reasons() -> None:
+    document = Roofline().report([EXAMPLES / "h100" / "torch-fp32.roofline.json"])
+    result = builtins(tools.kernel_analysis(typed(document.view), "roofline report", None, 1, 1, "regex:.", "x"))
+    assert result["matched"] and all("missing" not in m for m in result["matched"])
+    assert result["report"]["missing"] == {}
+
+
+def nsys_ranking(tmp_path: Path, nvtx: str | None) -> dict[str, object]:
+    """``rank_nsys_kernels``' result on the small export (three kernels of five launches), as the adapter builds it."""
+    from roofline.render.data import typed as document_of
+    from tests.nsys.small_export import nsys_export
+
+    profile = nsys_export(tmp_path / "app.sqlite")
+    timeline = document_of(Roofline().timeline([profile]))
+    runs = Roofline.ncu_plan(profile, 2).runs()
+    return builtins(tools.nsys_ranking(timeline, "roofline timeline", 0, 20, "roofline analyze ... -- APP",  # type: ignore[arg-type]
+                                       runs, nvtx))
+
+
+def test_the_ncu_runs_name_their_files_apart_from_the_application(tmp_path: Path) -> None:
+    """``-o`` and ``--log-file`` take the NAME placeholder: putting the application and its arguments in place of
+    APP leaves the report's name whole, and the application last, as analyze --dry-run writes the command."""
+    import shlex
+
+    result = nsys_ranking(tmp_path, None)
+    runs = result["ncu_runs"]
+    assert isinstance(runs, list) and len(runs) == 2 and "missing" not in result
+    for n, run in enumerate(runs, start=1):
+        argv = shlex.split(run["ncu"])
+        assert argv[argv.index("-o") + 1] == f"NAME.top{n}.ncu-rep"
+        assert argv[argv.index("--log-file") + 1] == f"NAME.top{n}.ncu.log" and argv[-1] == "APP"
+        filled = shlex.split(run["ncu"].replace(" APP", " python train.py --epochs 3"))
+        assert filled[filled.index("-o") + 1] == f"NAME.top{n}.ncu-rep" and filled[-4:] == [
+            "python", "train.py", "--epochs", "3"]
+
+
+def test_within_an_nvtx_range_the_analyze_line_is_null_with_its_reason(tmp_path: Path) -> None:
+    """``analyze --from-nsys`` plans over the whole profile: within a range it would profile other kernels, so the
+    line is null, its reason under ``missing``, and no run is given (said under ``left_out``)."""
+    result = nsys_ranking(tmp_path, "step")
+    assert result["analyze"] is None and result["ncu_runs"] == []
+    reason = result["missing"]["analyze"]  # type: ignore[index]
+    assert "plans over the whole profile" in reason and "'step'" in reason and "--nvtx-include" in reason
+    assert str(result["left_out"]).startswith("ncu_runs: ")

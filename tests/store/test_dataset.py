@@ -297,3 +297,18 @@ def test_an_older_store_without_the_reports_missing_column_reads_it_as_null(tmp_
     (store / "manifest.json").write_text(json.dumps({**manifest, "store_schema": 1}))
     got = query(store, "SELECT label, missing FROM reports").to_pylist()
     assert got == [{"label": "torch-fp16.full", "missing": None}]
+
+
+def test_an_older_store_without_the_advice_missing_column_reads_it_as_null(tmp_path: Path) -> None:
+    """A store of schema 2 (before the advice rows gave their nulls' reasons) reads with the column, null."""
+    import pyarrow.parquet as pq
+
+    store = tmp_path / "s"
+    collect([FP16], store)
+    expected = query(store, "SELECT count(*) AS n FROM advice").column("n").to_pylist()
+    for f in open_store(store).files("advice"):
+        pq.write_table(pq.read_table(f, partitioning=None).drop_columns(["missing"]), f)
+    manifest = json.loads((store / "manifest.json").read_text())
+    (store / "manifest.json").write_text(json.dumps({**manifest, "store_schema": 2}))
+    got = query(store, "SELECT count(*) AS n, count(missing) AS reasons FROM advice").to_pylist()
+    assert got == [{"n": expected[0], "reasons": 0}] and expected[0] > 0

@@ -85,9 +85,47 @@ def test_a_statement_that_writes_is_refused_and_no_file_is_written(collected: tu
                 "EXPLAIN ANALYZE SET threads = 1"):
         with pytest.raises(StoreError) as refused:
             query(store, sql)
-        assert "\n" not in str(refused.value) and "a query only reads" in str(refused.value)
+        assert "\n" not in str(refused.value) and "refused: a query only reads" in str(refused.value)
     assert kept.read_text() == "keep\n" and sorted(p.name for p in tmp_path.iterdir()) == ["precious.txt"]
     for sql in ("DESCRIBE launches", "SHOW TABLES", "SUMMARIZE SELECT 1", "WITH a AS (SELECT 1 AS x) SELECT x FROM a",
                 "-- a comment\nSELECT count(*) FROM launches", "EXPLAIN ANALYZE SELECT count(*) FROM launches",
                 "EXPLAIN (FORMAT json) SELECT 1"):
         assert query(store, sql).num_rows >= 1
+
+
+@pytest.mark.parametrize(("sql", "named", "fix"), [
+    ("INSTALL httpfs", "INSTALL refused", "open the Parquet files under"),
+    ("ATTACH 'x.db'", "ATTACH refused", "open the Parquet files under"),
+    ("USE system", "USE refused", "give a SELECT over the views"),
+    ("PRAGMA version", "PRAGMA refused", "give a SELECT over the views"),
+    ("PIVOT launches ON bound USING count(*)", "PIVOT refused", "PIVOT launches ON bound IN ('compute', 'memory')"),
+    ("COPY launches TO 'x.csv'", "COPY refused", "give -o FILE"),
+    ("/* a */ explain  analyse COPY (SELECT 1) TO 'x'", "EXPLAIN ANALYSE COPY refused", "give -o FILE"),
+])
+def test_a_refused_statement_is_named_by_its_own_words_with_the_fix_for_its_kind(
+        collected: tuple[Path, list[Path]], sql: str, named: str, fix: str) -> None:
+    """The user's own keyword names the statement (never DuckDB's type: LOAD for INSTALL, SET for USE, MULTI for a
+    PIVOT), and only COPY and EXPORT are told to give -o FILE."""
+    store, _ = collected
+    with pytest.raises(StoreError) as refused:
+        query(store, sql)
+    line = str(refused.value)
+    assert "\n" not in line and f": {named}: a query only reads" in line and fix in line
+    assert ("-o FILE" in line) == ("COPY" in named)
+    assert not any(f" {kind} " in line for kind in ("LOAD", "MULTI", "SET") if kind not in sql.upper())
+
+
+def test_columns_of_one_name_come_back_each_named_apart_as_duckdb_names_them(
+        collected: tuple[Path, list[Path]]) -> None:
+    """A join selecting ``device`` twice: both columns, named ``device`` and ``device_1`` as DuckDB names a
+    subquery's, each with its own values."""
+    store, _ = collected
+    sql = ("SELECT l.path, l.device, r.device, r.launches FROM launches l JOIN reports r USING (report_id) "
+           "ORDER BY l.path, l.launch LIMIT 3")
+    table = query(store, sql)
+    assert table.column_names == ["path", "device", "device_1", "launches"]
+    assert table.column_names == query(store, f"SELECT * FROM ({sql})").column_names
+    rows = table.to_pylist()
+    assert rows and all(row["device"] == row["device_1"] for row in rows)
+    wide = query(store, "SELECT * FROM launches l JOIN reports r USING (report_id) LIMIT 1")
+    assert len(set(wide.column_names)) == wide.num_columns

@@ -55,8 +55,15 @@ def test_every_launch_row_holds_the_report_documents_figures(collected: tuple[Pa
             assert same(row["floor_s"], model["floor_s"] if model else None)
             assert [t["seconds"] for t in row["terms"]] == [t["seconds"] for t in (model["terms"] if model else [])]
             reasons = dict(row["missing"])
-            assert {c for c, v in row.items() if v is None} == set(reasons)  # every null column, by its name
+            terms = {key: why for key, why in reasons.items() if key.startswith("terms[")}
+            columns = {key: why for key, why in reasons.items() if key not in terms}
+            assert {c for c, v in row.items() if v is None} == set(columns)  # every null column, by its name
             assert NO_REASON not in reasons.values()
+            assert set(terms) == {f"terms[{n}].{field}" for n, term in enumerate(row["terms"], start=1)
+                                  for field, value in term.items() if value is None}  # as SQL counts: from 1
+            for key, why in terms.items():  # the document's reason for that term's field
+                n, field = key.removeprefix("terms[").split("].")
+                assert why == doc["reasons"][k["missing"][f"time_model.terms[{int(n) - 1}].{field}"]]
             for column, at in COLUMN_PATHS.items():
                 if column in reasons and at in k["missing"]:
                     assert reasons[column] == doc["reasons"][k["missing"][at]]
@@ -89,6 +96,43 @@ def test_a_launch_rows_roofs_are_its_own_where_its_clock_differs_from_the_report
         if k.limiter == "dram":
             assert 100 * row["bytes_per_s_dram"] / row["roof_dram_bytes_per_s"] == pytest.approx(row["pct_of_roof"])
     assert differ >= 3
+
+
+def test_every_advice_row_gives_the_report_documents_reason_of_each_null(collected: tuple[Path, list[Path]]) -> None:
+    """An advice item's null saving, work share or bound has the reason ``report -f json`` gives at its path
+    (``advice[i].est_saved_s``) under the row's ``missing``, keyed by the column; its library the store's own."""
+    from roofline.store.rows import STORE_REASONS
+
+    store, paths = collected
+    checked = 0
+    for path in paths:
+        doc = report_json(path)["reports"][0]
+        rows = query(store, f"SELECT * EXCLUDE (gpu, date) FROM advice WHERE path = '{path.resolve()}' "
+                     "ORDER BY launch, rank").to_pylist()
+        items = [(k, i) for k in doc["kernels"] for i in range(len(k["advice"]))]
+        assert len(rows) == len(items)
+        for row, (k, i) in zip(rows, items, strict=True):
+            reasons = dict(row["missing"])
+            assert {c for c, v in row.items() if v is None} == set(reasons) and NO_REASON not in reasons.values()
+            for column, why in reasons.items():
+                at = f"advice[{i}].{column}"
+                assert why == (doc["reasons"][k["missing"][at]] if at in k["missing"] else STORE_REASONS[column])
+                checked += column != "library"
+    assert checked > 10  # est_saved_s, work_share, bound_by, ncu_saved_s of the examples' items
+
+
+def test_the_triad_advice_items_nulls_have_the_reasons_the_probe_found_missing(
+        collected: tuple[Path, list[Path]]) -> None:
+    """The shipped triad's ncu item has no saving, work share nor bound: each with the report's reason."""
+    store, paths = collected
+    triad = next(p for p in paths if p.name == "triad-cupy.full.ncu-rep")
+    rows = query(store, f"SELECT rank, est_saved_s, work_share, bound_by, missing FROM advice "
+                 f"WHERE path = '{triad.resolve()}' ORDER BY rank").to_pylist()
+    ncu = next(r for r in rows if r["est_saved_s"] is None)
+    reasons = dict(ncu["missing"])
+    assert set(reasons) >= {"est_saved_s", "work_share", "bound_by"}
+    assert reasons["est_saved_s"] == "not estimated: ncu's message states no share of the work removed"
+    assert reasons["bound_by"] == "the bound is stated in words only"
 
 
 def test_advice_rows_keep_each_items_rank_and_saving(collected: tuple[Path, list[Path]]) -> None:

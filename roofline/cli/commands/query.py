@@ -56,8 +56,9 @@ def query(
 def query_format(fmt: str | None, output: Path | None) -> str:
     """The format to write: ``fmt`` where --format was given, else the one the extension of ``output`` names, else
     table (as ``cli.writing.format_for_output`` settles it for the other commands). UsageError, before any work,
-    for a format that is none of the query's and for a file whose extension names another format (a .txt takes
-    any text, a name with an extension no format writes takes any format)."""
+    for a format that is none of the query's, for a file whose extension names another format (a .txt takes any
+    text) and, without --format, for a name whose extension names no format (``x.xyz``, or none): the extension
+    chooses the format, so one that chooses none is refused naming the known ones."""
     from roofline.errors import UsageError
     from roofline.render.base import extension, known_extensions
 
@@ -67,11 +68,15 @@ def query_format(fmt: str | None, output: Path | None) -> str:
         return fmt or "table"
     ext = extension(output.name)
     named = next((name for name, suffix in SUFFIXES.items() if suffix == ext), None)
-    if ext not in known_extensions() or (fmt is not None and (named == fmt or ext == ".txt")):
-        return fmt or "table"
+    if fmt is not None and (ext not in known_extensions() or named == fmt or ext == ".txt"):
+        return fmt
     if fmt is None and named is not None:
         return named
     listed = ", ".join(f"{suffix} ({name})" for name, suffix in SUFFIXES.items())
+    if fmt is None and ext not in known_extensions():
+        what = f"a {ext} file" if ext else "a name without an extension"
+        raise UsageError(f"--output {output}: {what}, and without --format the extension chooses the format",
+                         f"end the name with one of {listed}, or give --format")
     fix = (f"give --format {named}, or end the name with {SUFFIXES[fmt]}" if named is not None and fmt is not None
            else f"end the name with {SUFFIXES[fmt]}" if fmt is not None else f"end the name with one of {listed}")
     what = f"--format {fmt} writes {fmt}" if fmt is not None else f"query writes {', '.join(FORMATS)}"

@@ -96,8 +96,7 @@ def test_a_store_with_a_file_gone_is_one_line_exit_2_and_collect_repairs_it(stor
     assert again.exit_code == 0 and json.loads(again.stdout)["rows"][0]["launches"] == 1
 
 
-@pytest.mark.parametrize(("name", "fmt"), [("q.json", "json"), ("q.csv", "csv"), ("q.txt", "table"),
-                                           ("q.dat", "table")])
+@pytest.mark.parametrize(("name", "fmt"), [("q.json", "json"), ("q.csv", "csv"), ("q.txt", "table")])
 def test_the_format_follows_the_output_files_extension(store: Path, tmp_path: Path, name: str, fmt: str) -> None:
     out = tmp_path / name
     result = runner.invoke(app, ["query", str(store), "SELECT 1 AS a", "-o", str(out)])
@@ -146,3 +145,43 @@ def test_cells_are_whole_in_a_file_and_with_wide_cut_to_fit_the_terminal(store: 
     assert all(name in roomy for name in names)  # it fits: nothing cut
     wide = runner.invoke(app, ["query", str(store), LONG, "--wide"], env={"COLUMNS": "80"}).stdout
     assert all(name in wide for name in names)
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT 1 AS a, 2 AS a, 3 AS b", "SELECT * FROM launches l JOIN reports r USING (report_id) LIMIT 1",
+    "SELECT device, sum(launches) AS n FROM reports GROUP BY device", "SELECT kernel, 0.5 * 2 AS x FROM launches",
+    "SELECT * FROM duckdb_settings() LIMIT 1", "SELECT [TIME '10:00'] AS x", "SELECT ['a'::BLOB] AS x",
+    "SELECT {'k': 1.5::DECIMAL(10,2)} AS x"])
+@pytest.mark.parametrize("fmt", ["table", "csv", "json"])
+def test_any_column_type_and_repeated_names_are_written_in_every_format(store: Path, sql: str, fmt: str) -> None:
+    """The probe's queries: each once a traceback (repeated names, a HUGEINT sum, a DECIMAL, a BLOB, a TIME) or a
+    CSV whose values sat under the wrong column."""
+    result = runner.invoke(app, ["query", str(store), sql, "-f", fmt])
+    assert result.exit_code == 0 and "Traceback" not in result.output, result.output
+    if fmt == "json":
+        rows = json.loads(result.stdout)["rows"]
+        assert rows and all(len(row) == len(rows[0]) for row in rows)
+
+
+def test_repeated_names_are_named_apart_in_every_format_and_sums_are_json_numbers(store: Path) -> None:
+    sql = "SELECT 1 AS a, 2 AS a, 3 AS b"
+    assert runner.invoke(app, ["query", str(store), sql, "-f", "csv"]).stdout.splitlines() == ["a,a_1,b", "1,2,3"]
+    doc = json.loads(runner.invoke(app, ["query", str(store), sql, "-f", "json"]).stdout)
+    assert doc["rows"] == [{"a": 1, "a_1": 2, "b": 3}]
+    (row,) = json.loads(runner.invoke(app, ["query", str(store), "SELECT sum(launches) AS n, 0.5 * 3 AS x FROM reports",
+                                            "-f", "json"]).stdout)["rows"]
+    assert row == {"n": 1, "x": 1.5}  # the torch-fp16 model's one launch; JSON numbers, not text
+
+
+def test_an_output_name_whose_extension_names_no_format_is_refused_without_format(tmp_path):
+    """-o q.xyz (or no extension) without --format: one line naming the query's extensions, exit 2, nothing written;
+    with --format the name is taken as given."""
+    from roofline.cli.commands.query import query_format
+    from roofline.errors import UsageError
+
+    for name in ("q.xyz", "q"):
+        with pytest.raises(UsageError, match="extension chooses the format") as got:
+            query_format(None, tmp_path / name)
+        assert ".txt (table), .csv (csv), .json (json)" in got.value.hint
+        assert not (tmp_path / name).exists()
+    assert query_format("csv", tmp_path / "q.xyz") == "csv" and query_format(None, tmp_path / "q.csv") == "csv"
