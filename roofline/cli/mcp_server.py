@@ -631,7 +631,7 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         (``workload``) and each kernel's launches summed, with an interval (a model, not a measurement). Paginated with
         offset/limit."""
         path = roots.readable(report)
-        if to.strip() == "all" or "," in to:  # the command's table of every GPU: no page of kernels to give
+        if to.strip().lower() == "all" or "," in to:  # the command's table of every GPU: no page of kernels to give
             raise RooflineError(f"to '{to}': project_report projects onto one GPU, a page of its kernels at a time",
                                 "give one spec id (gpu_spec without spec_id lists them), one call per GPU")
         command = ["project", report, "--to", to, *filter_args(kernel), "--clock", clock, "-f", "json"]

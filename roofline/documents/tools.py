@@ -28,6 +28,7 @@ from roofline.documents.compare import (
     DiffKernel,
     Headline,
     JudgedFields,
+    OwnGpuDoc,
     ProjectJson,
     ProjectKernel,
     Regression,
@@ -198,6 +199,8 @@ class ProjectionPage(ToolResult, frozen=True, kw_only=True):
     page: Page
     kernels: list[ProjectKernel]
     workload: WorkloadDoc | None
+    own_gpu: OwnGpuDoc | None = None  # onto the report's own GPU: its row and clocks (the change of clock said)
+    missing: dict[str, str] = {}  # why target, workload or own_gpu is null (``project --format json``'s reasons)
 
 
 class GradedKernels(GradeJson, frozen=True, kw_only=True, omit_defaults=True):
@@ -467,7 +470,8 @@ def projection_page(project: ProjectJson, command: str, offset: int, limit: int)
     return ProjectionPage(schema_version=SCHEMA_VERSION, tool=tool(), command=command, kind="project",
                           target=project.target, clock=project.clock, report=project.report,
                           page=page(offset, limit, len(project.kernels)),
-                          kernels=project.kernels[offset:offset + limit], workload=project.workload)
+                          kernels=project.kernels[offset:offset + limit], workload=project.workload,
+                          own_gpu=project.own_gpu, missing=project.missing)
 
 
 # The placeholders of an ncu run's command: the application and its arguments, and the name of its output files.

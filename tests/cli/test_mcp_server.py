@@ -97,6 +97,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
                                              "new": "examples/h100/triad-half2.full.ncu-rep",
                                              "maps": ["triad=triad_half2"]}),
         "project": ("project_report", {"report": FP32, "to": "h200"}),
+        "project_own": ("project_report", {"report": FP32, "to": "h100-sxm5"}),
+        "project_ALL": ("project_report", {"report": FP32, "to": "ALL"}),
         "spec": ("gpu_spec", {"spec_id": "h100-sxm5"}),
         "specs": ("gpu_spec", {}),
         "nsys": ("rank_nsys_kernels", {"profile": str(nsys), "top": 2}),
@@ -447,6 +449,16 @@ def test_project_report_pages_its_kernels_and_keeps_the_workload(served: dict[st
     assert result["page"]["total"] == len(doc["kernels"]) >= 2 and result["page"]["next_offset"] == 1
     assert result["kernels"] == doc["kernels"][:1] and result["workload"] == doc["workload"]
     assert result["clock"] == doc["clock"] == "sustained"
+
+
+def test_project_report_onto_the_reports_own_gpu_says_the_change_of_clock_as_the_cli_does(
+        served: dict[str, Any]) -> None:
+    """Onto the report's own GPU alone, project_report gives the CLI's own_gpu (the row and both clocks), and
+    "ALL" in any case is refused as the table of every GPU, one call per GPU, not "did you mean l4?"."""
+    result = ok(served["project_own"])
+    doc = cli(result["command"])
+    assert doc["own_gpu"] is not None and result["own_gpu"] == doc["own_gpu"]
+    assert "one call per GPU" in refusal(served["project_ALL"]) and "did you mean" not in refusal(served["project_ALL"])
 
 
 def test_rank_nsys_kernels_given_another_file_says_what_it_is_and_what_to_call(served: dict[str, Any]) -> None:
