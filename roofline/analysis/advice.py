@@ -275,7 +275,7 @@ def _gap(k: LaunchAnalysis) -> tuple[float | None, str]:
     saved = recoverable_s(k)
     if saved is None:
         return None, "not estimated: no throughput and no roof position"
-    return saved, f"gap to the busiest unit's peak: {gap_formula(k)}"
+    return saved, f"recoverable time: {gap_formula(k)}"
 
 
 def _verdict_items(k: LaunchAnalysis, lib: Library | None, kind: KernelKind,

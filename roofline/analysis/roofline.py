@@ -312,10 +312,15 @@ def intensity(flops: Mapping[str, Value], moved: Mapping[str, Value]) -> dict[st
     ``LaunchAnalysis.intensity_leaves_out``), unless they count none: the kernel may do all of its math in the
     precision not measured, so its intensity is not measured either (None with that precision's reason), never
     0."""
+    import numpy as np
+
     known = list(counted_flops(flops).values())
     unmeasured = [p for p, v in flops.items() if v.value is None]
     first = next((v for v in flops.values() if v.value is None and v.cause is not None), None)
-    none_counted = bool(known) and bool(unmeasured) and not any(nonzero(v) for v in known)
+    # whether the measured FLOPs are all zero, as one array: a cohort is split by it (``flop_parts``), while one
+    # precision's FLOPs (FP16 less the HFMA2 moves) may be zero in some of its launches and not in others
+    none_counted = bool(known) and bool(unmeasured) and bool(shared(functools.reduce(
+        np.logical_and, [np.asarray(v) == 0 for v in known])))
     out = {}
     for level, b in moved.items():
         if not known:

@@ -834,7 +834,7 @@ def test_the_occupancy_item_and_the_verdicts_estimate_name_the_floor_at_the_achi
     items = {a.topic: a for a in k.advice}
     verdict, occupancy = items["roof"], items["occupancy:theoretical"]
     assert verdict.est_saved_s == pytest.approx(duration - floor, rel=1e-9) == recoverable_s(k)
-    assert estimate_of(verdict) == f"gap to the busiest unit's peak: measured - {named}"
+    assert estimate_of(verdict) == f"recoverable time: measured - {named}"
     assert f"more resident warps hide latency, taking the kernel at most down to {named}." in occupancy.text
     assert "saves at most" not in occupancy.text and "1.44 ms" not in occupancy.text
 

@@ -319,3 +319,21 @@ def test_fma_instructions_are_the_fma_term_of_the_flops(hfma, hadd, moves, fp16,
     launch = _fp16_launch(0, hfma, hadd, moves)
     fma = m.fma_instructions(launch, "fp16")
     assert fma is not None and 4 * fma + 2 * hadd == m.cuda_core_flops(launch, "fp16").value
+
+
+def test_a_cohort_whose_fp16_flops_are_zero_in_one_launch_beside_tensor_work_gives_each_its_intensity():
+    """Two launches holding the same metrics, FP64 not measured, FP32 counting none, Tensor FLOPs counted, and FP16
+    FLOPs left after the HFMA2 moves in one launch only: each launch's intensity is a lower bound of its own
+    (the Tensor FLOPs and its FP16 ones over its DRAM bytes), as for each alone; a formula that tested FP16's
+    zero per cohort raised CohortMismatch here."""
+    extra = {**{f"smsp__sass_thread_inst_executed_op_{op}_pred_on.sum": 0.0 for op in ("fadd", "fmul", "ffma")},
+             "sm__ops_path_tensor_src_fp16.sum": 1e9, "dram__bytes.sum": 1e6}
+    launches = [KernelLaunch(0, i, "k", metrics={**_fp16_launch(i, hfma, 0.0, moves).metrics, **extra})
+                for i, (hfma, moves) in enumerate(((1000.0, 10.0), (100.0, 101.0)))]
+    together = analyze_report(Report("model.json", Device("GPU", "9.0"), tuple(launches))).launches
+    assert [k.flops["fp16"].value for k in together] == [4 * 990.0, 0.0]
+    for launch, k in zip(launches, together, strict=True):
+        (alone,) = analyze_report(Report("model.json", Device("GPU", "9.0"), (launch,))).launches
+        assert k.intensity["dram"].value == alone.intensity["dram"].value == \
+            (1e9 + k.flops["fp16"].value) / 1e6
+        assert k.intensity_leaves_out == ("fp64",)

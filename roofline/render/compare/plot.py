@@ -530,8 +530,9 @@ def _normalized_axes(ax: Axes, reports: int, points: Sequence[Point], title: str
 
 SMALL_GRID_COLOR = "tab:green"
 # The bars' categories, as the summary's text counts the time: (colour, legend words).
-BAR_KEY = (("tab:blue", "not recoverable (at a unit's peak)"), (SMALL_GRID_COLOR, "small grids (counted apart)"),
-           ("tab:orange", "recoverable"), ("0.6", "no roof position"))
+BAR_KEY = (("tab:blue", "not recoverable (at the peaks a kernel can reach)"),
+           (SMALL_GRID_COLOR, "small grids (counted apart)"), ("tab:orange", "recoverable"),
+           ("0.6", "no roof position"))
 
 
 def _draw_bars(ax: Axes, bars: Sequence[Bar], unit: str) -> None:
