@@ -46,7 +46,7 @@ from roofline.render.mpl import (
     wrap,
 )
 from roofline.render.names import bound_word, short_group_name, visible
-from roofline.render.report.prose import inverted_level_text
+from roofline.render.report.prose import AT_LEAST, inverted_level_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -109,6 +109,7 @@ class KernelSeries:
     bound: str | None = None
     color: int = 0  # palette index; -1 for kernels drawn as "other"
     level_notes: tuple[str, ...] = ()  # levels that count one direction only and so look inverted
+    leaves_out: tuple[str, ...] = ()  # precisions not measured, left out of the intensities: each a lower bound
 
     @property
     def on_roofline(self) -> bool:
@@ -224,8 +225,9 @@ def kernel_series(group: KernelGroup, stats: KernelStats | None, pooled: PooledP
     launch = timed[0].launch.key if len(group.launches) == 1 else f"{len(group.launches)} launches"
     notes = tuple(dict.fromkeys(inverted_level_text(level) for k in timed for level in k.inverted_levels))
     notes += (L2_TOTAL_NOTE,) if any(pt.all_traffic for pt in pooled.points) else ()
+    leaves_out = tuple(dict.fromkeys(p for k in timed for p in k.intensity_leaves_out))
     series = KernelSeries(_label(group), number, len(group.launches), launch, group.time_share, points, used,
-                          stats.roof.pct_of_roof, stats.verdict.bound, level_notes=notes)
+                          stats.roof.pct_of_roof, stats.verdict.bound, level_notes=notes, leaves_out=leaves_out)
     if pooled.flop_per_s is None:
         return series if points else None, NO_FLOPS_MEASURED
     if not points:
@@ -340,8 +342,9 @@ def tooltip(s: KernelSeries, pt: KernelPoint, ceilings: CeilingSet = "kernel-clo
     share = pct(None if s.time_share is None else 100 * s.time_share)
     level = f"{NAMES[pt.level]}: {si(pt.bytes_per_s, 'B/s')}, " + (
         f"{pct(pt.roof_pct)} of the {NAMES[pt.level]} bandwidth" if pt.roof_pct is not None else NO_ROOF)
-    flops = (f"{si(pt.flop_per_s, 'FLOP/s')} at {ratio(pt.intensity)} FLOP/byte" if pt.flop_per_s
-             else "no FLOPs counted")
+    unmeasured = f" ({' and '.join(NAMES[p] for p in s.leaves_out)} FLOPs not measured)" if s.leaves_out else ""
+    flops = (f"{si(pt.flop_per_s, 'FLOP/s')} at {AT_LEAST if s.leaves_out else ''}{ratio(pt.intensity)} FLOP/byte"
+             f"{unmeasured}" if pt.flop_per_s else "no FLOPs counted")
     launch = f"launch {s.launch}" if s.launches == 1 else f"{s.launch} pooled"
     return "\n".join((f"#{s.number} {visible(s.name)}", f"{launch}, {share} of the time", level, flops,
                       f"kernel at {pct(s.pct_of_roof)} of roof ({ceilings} ceilings, per launch), bound: "

@@ -12,6 +12,7 @@ import roofline
 from roofline.analysis.launches import ReportAnalysis
 from roofline.analysis.roofline import analyze_report
 from roofline.core.model import CeilingSet, Device, KernelLaunch, Report
+from roofline.core.units import ratio
 from roofline.pipeline import AnalysisOptions, analyze_files
 from roofline.render import GENERATED_BY
 from roofline.render.mpl import figure, middle, wrap
@@ -331,6 +332,21 @@ def test_a_tooltip_gives_each_level_as_a_percent_of_its_bandwidth_and_pooled_lau
     h800 = plot.plot_data(views([analysed("h800_flash-attn-fwd_full")]).reports)
     pooled = next(x for x in h800.panels[0].series if x.launches == 4)
     assert plot.tooltip(pooled, pooled.points[0]).splitlines()[1].startswith("4 launches pooled, ")
+
+
+def test_a_tooltip_marks_an_intensity_that_leaves_out_unmeasured_flops_as_a_lower_bound(analysed):
+    """A40 Julia FP16x2: the full set of ncu 2022.4 measures no FP16 FLOPs, so a kernel's intensity counts the
+    others and is a lower bound; its tooltip reads ">= X FLOP/byte (FP16 FLOPs not measured)", as the Markdown
+    and HTML tables do, not a plain number beside them."""
+    a = analysed("a40_julia-fp16x2_full")
+    data = plot.plot_data(views([a]).reports)
+    partial = [s for s in data.panels[0].series if s.leaves_out]
+    assert partial and all(s.leaves_out == ("fp16",) for s in partial)
+    for s in partial:
+        for pt in s.points:
+            if pt.flop_per_s:
+                line = plot.tooltip(s, pt).splitlines()[3]
+                assert line.endswith(f"at >= {ratio(pt.intensity)} FLOP/byte (FP16 FLOPs not measured)"), line
 
 
 def test_a_full_set_counts_every_direction_so_no_level_looks_inverted(analysed):
