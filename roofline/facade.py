@@ -108,19 +108,21 @@ class NcuPlan(NamedTuple):
     filters: tuple[str, ...]
 
     def runs(self) -> list[NcuRun]:
-        """Each run with its kernels, launches, why, and its ncu command, ``APP`` standing for the application."""
+        """Each run with its kernels, launches, why, and its ncu command, ``APP`` standing for the application and
+        ``NAME`` for the name of the files it writes (``NAME.top1.ncu-rep``: substituting the application and its
+        arguments for ``APP`` leaves them whole)."""
         from roofline.core import kernel_filter
-        from roofline.documents.tools import NcuRun
+        from roofline.documents.tools import APP, NAME, NcuRun
         from roofline.ncu import driver
 
         runs = []
         for i, (target, kernel) in enumerate(zip(self.targets, self.filters, strict=True)):
             options = driver.NcuOptions(section_set="roofline", kernel=kernel_filter.parse([kernel], self.name_base),
                                         launch_skip=target.launch_skip, launch_count=target.launch_count)
-            report = driver.report_template(None, "APP", f".top{i + 1}" if len(self.targets) > 1 else "")
+            report = driver.report_template(None, NAME, f".top{i + 1}" if len(self.targets) > 1 else "")
             log = report.removesuffix(driver.REPORT_SUFFIX) + driver.LOG_SUFFIX
             runs.append(NcuRun(list(target.names), target.launch_skip, target.launch_count, target.why,
-                               driver.shell_command(driver.build_argv("ncu", options, report, log, ["APP"]))))
+                               driver.shell_command(driver.build_argv("ncu", options, report, log, [APP]))))
         return runs
 
 

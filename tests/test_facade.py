@@ -110,7 +110,8 @@ def test_the_ncu_plan_of_a_profile_is_what_analyze_and_the_mcp_tool_run(tmp_path
     runs = plan.runs()
     assert [r.kernels for r in runs] == [["gemm"], ["triad"]]
     assert all(r.launch_count == 1 and r.launch_skip is not None for r in runs)
-    assert "-k regex:^(?:gemm)$" in runs[0].ncu.replace("'", "") and "APP.top1" in runs[0].ncu
+    assert "-k regex:^(?:gemm)$" in runs[0].ncu.replace("'", "") and "-o NAME.top1.ncu-rep" in runs[0].ncu
+    assert runs[0].ncu.endswith(" APP") and "APP." not in runs[0].ncu  # APP the application alone
 
 
 def test_a_library_callers_unknown_clock_or_grouping_is_refused_not_computed_at_another() -> None:

@@ -19,6 +19,7 @@ from roofline.analysis.results import HotLine, HotRow, Hotspots, LineShift, Prod
 from roofline.core.files import base_name
 from roofline.core.model import KernelLaunch, PcCounters, PcSampling
 from roofline.core.thresholds import HOT_MIN_SHIFT_PTS, HOT_NAMED_MOST, HOT_NAMED_SHARE, THIN_SAMPLES
+from roofline.core.units import runs
 from roofline.ncu import metrics as m
 
 SHOWN = 5  # rows of hot spots the terminal, Markdown and HTML show per kernel
@@ -154,13 +155,7 @@ def _opcode(sass: str) -> str:
 
 def _ranges(numbers: Sequence[int]) -> str:
     """Sorted line numbers with runs of consecutive ones joined: "88-91, 95"."""
-    runs: list[list[int]] = []
-    for n in numbers:
-        if runs and n == runs[-1][-1] + 1:
-            runs[-1].append(n)
-        else:
-            runs.append([n])
-    return ", ".join(f"{run[0]}-{run[-1]}" if len(run) > 1 else str(run[0]) for run in runs)
+    return ", ".join(f"{first}-{last}" if last > first else str(first) for first, last in runs(numbers))
 
 
 def _most(groups: Sequence[tuple[str, int, float]], total: float) -> list[tuple[str, int, float]]:

@@ -476,13 +476,12 @@ def projection_page(project: ProjectJson, command: str, offset: int, limit: int)
 
 # The placeholders of an ncu run's command: the application and its arguments, and the name of its output files.
 APP, NAME = "APP", "NAME"
-OUTPUT_OPTIONS = ("-o", "--log-file")  # ncu's options naming a file the run writes
 
 
 def nsys_ranking(timeline: TimelineJson, command: str, offset: int, limit: int, analyze: str,
                  runs: list[NcuRun], nvtx: str | None = None) -> NsysRanking:
     """``rank_nsys_kernels``: the one file's timeline with its kernels from ``offset``, ``limit`` of them, under
-    ``kernels``, and the ``analyze`` line with the ncu runs it plans (their files named ``NAME``: ``named_files``);
+    ``kernels``, and the ``analyze`` line with the ncu runs it plans (``facade.NcuPlan.runs``: their files ``NAME``);
     with NVTX range ``nvtx`` neither (the line null, its reason under ``missing``; the runs said under
     ``left_out``): ``analyze`` plans over the whole profile, so it would profile its top kernels, launched outside
     the range, and its runs' launch skip and count would aim at launches outside it."""
@@ -496,21 +495,9 @@ def nsys_ranking(timeline: TimelineJson, command: str, offset: int, limit: int, 
     return NsysRanking(schema_version=SCHEMA_VERSION, tool=tool(), command=command, kind="timeline",
                        profile=replace(t, kernels=[]), page=page(offset, limit, len(t.kernels)),
                        kernels=t.kernels[offset:offset + limit], analyze=analyze if outside is None else None,
-                       ncu_runs=[named_files(run) for run in runs] if outside is None else [],
+                       ncu_runs=runs if outside is None else [],
                        left_out=None if outside is None else f"ncu_runs: {outside}; {how}",
                        missing={} if outside is None else {"analyze": f"{outside}; {how}"})
-
-
-def named_files(run: NcuRun) -> NcuRun:
-    """``run`` with the files its command writes named ``NAME`` (``NAME.top1.ncu-rep``), not ``APP``: substituting
-    the application and its arguments for ``APP`` leaves them whole."""
-    import shlex
-
-    argv = shlex.split(run.ncu)
-    for i, arg in enumerate(argv[:-1]):
-        if arg in OUTPUT_OPTIONS and argv[i + 1].startswith(APP):
-            argv[i + 1] = NAME + argv[i + 1].removeprefix(APP)
-    return replace(run, ncu=shlex.join(argv))
 
 
 def spec_refs(specs: Iterable[DeviceSpec]) -> list[SpecRef]:

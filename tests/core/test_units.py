@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from roofline.core.units import counted, middle_cut, pct_beside, window_cut
+from roofline.core.units import counted, middle_cut, pct_beside, runs, waves, window_cut
 
 
 @pytest.mark.parametrize("text, width, cut", [
@@ -83,3 +83,12 @@ def test_pct_change_is_signed_and_never_minus_zero() -> None:
     assert pct_change(-0.004) == "+0.0%" and pct_change(0.0) == "+0.0%"
     assert pct_change(12.34) == "+12.3%" and pct_change(-4.0) == "-4.0%"
     assert pct_change(5.004, 5.0) == "+5.004%" and pct_change(-0.004, 5.0) == "+0.0%"
+
+
+def test_runs_join_consecutive_numbers_each_run_its_first_and_last():
+    assert runs([88, 89, 90, 95, 97, 98]) == [(88, 90), (95, 95), (97, 98)]
+    assert runs([]) == [] and runs([3]) == [(3, 3)]
+
+
+def test_a_wave_count_takes_its_noun_in_the_singular_only_for_one():
+    assert (waves(1.0), waves(1.0004), waves(0.5), waves(2.0)) == ("1 wave", "1 wave", "0.5 waves", "2 waves")

@@ -29,7 +29,7 @@ from roofline.core.kernel_names import KernelName
 from roofline.core.labels import NAMES, letter
 from roofline.core.resources import DRAM_BYTES, Resource
 from roofline.core.thresholds import LAUNCH_OVERHEAD_S
-from roofline.core.units import counted, pct, pct_apart, pct_change, ratio, seconds, share_pct, si
+from roofline.core.units import counted, pct, pct_apart, pct_change, ratio, runs, seconds, share_pct, si
 from roofline.documents.summary_store import StoreReportDoc, StoreSummaryJson, StoreSummaryRowDoc
 from roofline.render.compare.prose import (
     clock_apart_text,
@@ -1047,13 +1047,7 @@ def _why_na(s: AppSummary, width: int) -> list[str]:
 
 def _ranks(ranks: Sequence[int]) -> str:
     """Rows by rank, runs shortened: "#1-#4, #7"."""
-    runs: list[list[int]] = []
-    for rank in ranks:
-        if runs and rank == runs[-1][-1] + 1:
-            runs[-1].append(rank)
-        else:
-            runs.append([rank])
-    return ", ".join(f"#{run[0]}" if len(run) == 1 else f"#{run[0]}-#{run[-1]}" for run in runs)
+    return ", ".join(f"#{first}-#{last}" if last > first else f"#{first}" for first, last in runs(ranks))
 
 
 def _hanging(text: str, width: int) -> list[str]:
