@@ -142,6 +142,7 @@ def clock_ceilings(report: Ceilings, sheet: Ceilings | None, spec: DeviceSpec | 
     scaled: dict[str, str] = {}
     unscaled: list[str] = []
     missing: dict[str, str] = {}
+    at_max = False
     for key in (*PRECISIONS, *LEVELS):
         roofs[key] = report.roof(key)
         datasheet = sheet.roof(key) if sheet is not None else None
@@ -149,6 +150,7 @@ def clock_ceilings(report: Ceilings, sheet: Ceilings | None, spec: DeviceSpec | 
             factor, how, clocked = _clock_factor(key, spec, launch, device, report.tensor_dtype or "")
             roofs[key], scaled[key] = datasheet * factor, how
             unscaled += [] if clocked else [key]
+            at_max = at_max or (clocked and key != "dram" and m.sm_clock_hz(launch).value is None)
         elif roofs[key] is None:
             why = sheet.missing.get(key, "") if sheet is not None else "no device spec for this GPU"
             missing[key] = f"{report.missing.get(key, 'no peak counter')}; datasheet: {why}"
@@ -158,7 +160,8 @@ def clock_ceilings(report: Ceilings, sheet: Ceilings | None, spec: DeviceSpec | 
         note = per_launch(str.__add__, note, f"; datasheet roofs scaled to the measured clocks for {names}")
     return Ceilings("kernel-clock", {k: roofs[k] for k in PRECISIONS}, {k: roofs[k] for k in LEVELS}, clock_note=note,
                     tensor_dtype=report.tensor_dtype, missing=missing, scaled=scaled, unscaled=tuple(unscaled),
-                    clock=report.clock, collect={k: report.collect[k] for k in missing if k in report.collect})
+                    clock=report.clock, collect={k: report.collect[k] for k in missing if k in report.collect},
+                    at_max_clock=at_max)
 
 
 def _clock_factor(key: str, spec: DeviceSpec, launch: KernelLaunch, device: Device,
@@ -175,6 +178,11 @@ def _clock_factor(key: str, spec: DeviceSpec, launch: KernelLaunch, device: Devi
     sm_clock = m.sm_clock_hz(launch)
     reference = spec.clock_of(key, tensor_dtype)
     if sm_clock.value is None:
+        top = device.max_clock_hz
+        if top is not None and top < reference * (1 - SAME_ROOF):
+            # no measured clock, but the GPU's own maximum SM clock lies below the figure's (a laptop part at its
+            # power limit): the roof a kernel could reach there is at most the datasheet's at that clock
+            return top / reference, per_launch(_max_clock_scaling, top, reference), True
         named = "boost clock" if reference == spec.boost_clock_hz else "clock of its Tensor figures"
         return 1.0, f"datasheet at the {reference / 1e9:.3g} GHz {named}, unscaled (no measured clock)", False
     return sm_clock.value / reference, per_launch(_sm_scaling, sm_clock.value, reference), True
@@ -184,6 +192,11 @@ def _dram_scaling(clock: float, reference: float) -> str:
     factor = min(1.0, clock / reference)
     return (f"datasheet x {factor:.2f} (measured DRAM clock {clock / 1e9:.3g} GHz / the device's "
             f"{reference / 1e9:.3g} GHz{', capped at 1' if clock > reference else ''})")
+
+
+def _max_clock_scaling(clock: float, reference: float) -> str:
+    return (f"datasheet x {clock / reference:.2f} (no measured clock: the report's maximum SM clock "
+            f"{clock / 1e9:.4g} GHz / the datasheet's {reference / 1e9:.4g} GHz)")
 
 
 def _sm_scaling(clock: float, reference: float) -> str:
@@ -582,6 +595,7 @@ def report_level_ceilings(launches: Sequence[LaunchAnalysis],
     dtype = shown_tensor_dtype(launches)
     out: dict[CeilingSet, Ceilings] = {}
     at_clock: LaunchAnalysis | None | bool = False  # the launch at the median clock, found when first needed
+    clocks_apart = clocks_differ(launches)
     for source in sources:
         timed = [(k.ceilings[source], k.duration_s.value or 0.0) for k in launches if source in k.ceilings]
         if not timed:
@@ -589,8 +603,16 @@ def report_level_ceilings(launches: Sequence[LaunchAnalysis],
         if at_clock is False and not any(c.roof(key) is not None for c, _ in timed for key in (*PRECISIONS, *LEVELS)):
             at_clock = at_the_median_clock(launches)
         lead = at_clock.ceilings.get(source) if isinstance(at_clock, LaunchAnalysis) else None
-        out[source] = _median_set(source, timed, dtype, lead)
+        out[source] = _median_set(source, timed, dtype, lead, clocks_apart)
     return out
+
+
+def clocks_differ(launches: Sequence[LaunchAnalysis]) -> bool:
+    """Whether the launches' measured SM clocks differ by more than ``SAME_ROOF`` (what a roof at those clocks
+    would): the test of a set without any roof, whose notes give the clocks as rounded text."""
+    clocks = [clock for k in launches
+              if (clock := m.sm_clock_hz(k.launch).value) is not None and math.isfinite(clock) and clock > 0]
+    return bool(clocks) and not math.isclose(min(clocks), max(clocks), rel_tol=SAME_ROOF)
 
 
 def at_the_median_clock(launches: Sequence[LaunchAnalysis]) -> LaunchAnalysis | None:
@@ -605,7 +627,7 @@ def at_the_median_clock(launches: Sequence[LaunchAnalysis]) -> LaunchAnalysis | 
 
 
 def _median_set(source: CeilingSet, timed: Sequence[tuple[Ceilings, float]], dtype: str,
-                at_median_clock: Ceilings | None = None) -> Ceilings:
+                at_median_clock: Ceilings | None = None, clocks_apart: bool = False) -> Ceilings:
     sets = [c for c, _ in timed]
     same_type = [(c, w) for c, w in timed if c.tensor_dtype == dtype] or list(timed)
     roofs = {key: _weighted_roof(same_type if key == "tensor" else timed, key) for key in (*PRECISIONS, *LEVELS)}
@@ -613,9 +635,9 @@ def _median_set(source: CeilingSet, timed: Sequence[tuple[Ceilings, float]], dty
     bandwidth = {level: roofs[level][0] for level in LEVELS}
     shown = {key: value for key, (value, _) in roofs.items()}
     lead = _at_the_median([c for c, _ in same_type], shown, at_median_clock)
-    # no roof to compare: the launches' clocks (their notes' clock part) tell whether they ran at different clocks
+    # no roof to compare: the launches' measured clocks tell whether they ran at different clocks
     differ = roofs_differ(sets, shown, lead.tensor_dtype) if any(v is not None for v in shown.values()) else \
-        len({c.clock for c in sets}) > 1
+        clocks_apart
     pooled = POOLED_NOTE.format(len(sets)) if differ else ""
     note = "; ".join(part for part in (lead.clock_note, pooled) if part)
     missing = {key: why for c in reversed(sets) for key, why in c.missing.items() if roofs[key][0] is None}

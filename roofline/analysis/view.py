@@ -125,6 +125,7 @@ class ScaledRoofs(Struct, frozen=True):
     unscaled: tuple[str, ...]
     every: bool = False  # every roof the set holds came from the datasheet: the report gave it no peak counter
     pooled: int = 0  # with ``every`` (no clock note shown): the launches whose differing roofs the shown are medians of
+    at_max_clock: bool = False  # no launch has a measured SM clock: the scaled roofs went to the GPU's maximum clock
 
 
 class DetailPlots(Struct, frozen=True):
@@ -400,7 +401,8 @@ def scaled_roofs(launches: Sequence[LaunchAnalysis], shown: Sequence[str] = (*PR
     order = [key for key in (*PRECISIONS, *LEVELS) if key in shown and key in scaled]
     if not order:
         return None
-    return ScaledRoofs(tuple(order), tuple(key for key in order if key in unscaled), every)
+    at_max = any(c.at_max_clock for c in sets)
+    return ScaledRoofs(tuple(order), tuple(key for key in order if key in unscaled), every, at_max_clock=at_max)
 
 
 def unavailable(report_analysis: ReportAnalysis, roofs: Sequence[str] = (*PRECISIONS, *LEVELS)

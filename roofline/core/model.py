@@ -209,6 +209,8 @@ class Ceilings(Struct, frozen=True):
     unscaled: tuple[str, ...] = ()  # the roofs of ``scaled`` left at the datasheet's clock (no measured clock)
     clock: str = ""  # the clock alone, the first part of ``clock_note`` (which may go on after a ";")
     collect: Mapping[str, str] = field(default_factory=dict)  # per roof in ``missing`` for want of metrics: the option
+    at_max_clock: bool = False  # roofs of ``scaled`` went to the GPU's maximum SM clock, below the datasheet's (no
+    # measured clock: ``analysis.roofline._clock_factor``)
 
     def __post_init__(self) -> None:
         if not self.clock:

@@ -639,3 +639,40 @@ def test_a_group_whose_launches_have_no_verdict_has_no_small_grid_time_not_0(roo
     assert len(group.launches) == len(timed) and group.small_grid_s is None
     columns = group.launches.table.columns
     assert all(math.isnan(columns.small_grid[i]) for i in group.launches.indices.tolist())
+
+
+def test_launches_whose_clocks_round_apart_but_lie_within_one_percent_are_not_called_pooled(shared_report, raw_actions):
+    """The RTX 5060 Ti basic report's two launches ran 0.17% apart, their notes' clocks rounded to different texts:
+    its measured-clock set (no peak counter, no roof) is one clock, not 'launches which ran at different clocks'; the
+    A10G progression's launches, 2% apart, are."""
+    from roofline.analysis.roofline import POOLED_NOTE, report_level_ceilings
+    from roofline.pipeline import analyze_files
+
+    for name, apart in (("rtx5060ti_transpose_basic", False), ("a10g_sgemm-progression_basic", True)):
+        launches = list(analyze_files([shared_report(name)])[0].launches)
+        clocks = [r["gpc__cycles_elapsed.avg.per_second"] for r in raw_actions(name)]
+        assert (max(clocks) / min(clocks) > 1.01) is apart
+        texts = {k.ceilings["measured-clock"].clock for k in launches}
+        assert len(texts) > 1, name
+        note = report_level_ceilings(launches)["measured-clock"].clock_note
+        assert (POOLED_NOTE.format(len(launches)) in note) is apart, (name, note)
+
+
+def test_without_a_measured_clock_a_datasheet_roof_is_capped_at_the_gpus_own_maximum_clock(shared_report):
+    """The RTX 4050 Laptop report measured no SM clock and gives its GPU's maximum as 1605 MHz
+    (max_gpu_frequency_khz), below the 2.37 GHz boost its datasheet figures hold at: the kernel-clock compute roofs
+    are the datasheet's x 1.605/2.37 (no kernel ran faster than that clock), DRAM stays at the datasheet's."""
+    from roofline.pipeline import analyze_files
+    from roofline.render.report.prose import scaled_roofs_note
+    from roofline.specs.catalog import load_catalog
+    from tests.views import view
+
+    (a,) = analyze_files([shared_report("rtx4050-laptop_rgb-coalesced_memchart")])
+    spec = load_catalog().get("rtx-4050-laptop")
+    assert a.device.max_clock_hz == 1.605e9 and spec.boost_clock_hz > 2.3e9
+    (k,) = a.launches
+    kc = k.ceilings["kernel-clock"]
+    assert kc.roof("fp32") == pytest.approx(spec.peaks["fp32"] * 1.605e9 / spec.boost_clock_hz, rel=1e-9)
+    assert kc.roof("dram") == pytest.approx(spec.memory_bandwidth_bytes_per_s, rel=1e-9)
+    assert "maximum SM clock 1.605 GHz" in kc.scaled["fp32"] and "dram" in kc.unscaled
+    assert "the others scaled to the GPU's maximum SM clock" in scaled_roofs_note(view(a).scaled)

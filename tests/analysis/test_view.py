@@ -114,7 +114,7 @@ def test_the_scaled_roofs_note_names_only_the_roofs_shown():
 
     from roofline.analysis.view import scaled_roofs
 
-    ceilings = SimpleNamespace(scaled={"fp16": "x", "tensor": "x"}, unscaled=(),
+    ceilings = SimpleNamespace(scaled={"fp16": "x", "tensor": "x"}, unscaled=(), at_max_clock=False,
                                flop_per_s={"fp32": 1.0, "fp16": 2.0, "tensor": 4.0}, bytes_per_s={"dram": 1.0})
     launch = SimpleNamespace(duration_s=SimpleNamespace(value=1e-3), ceilings={"kernel-clock": ceilings})
     assert scaled_roofs([launch]).roofs == ("fp16", "tensor")  # every roof, as before

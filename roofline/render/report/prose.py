@@ -278,13 +278,15 @@ def scaled_roofs_note(scaled: ScaledRoofs | None) -> str:
         return ""
     names = ", ".join(NAMES[key] for key in scaled.roofs)
     unscaled = [NAMES[key] for key in scaled.unscaled]
+    to = ("the GPU's maximum SM clock (the report's, below the datasheet's; no measured clock)"
+          if scaled.at_max_clock else "each launch's measured clock")
     if not unscaled:
-        how = "the datasheet roof scaled to each launch's measured clock"
+        how = f"the datasheet roof scaled to {to}"
     elif len(unscaled) == len(scaled.roofs):
         how = "the datasheet roof, unscaled (the report holds no measured clock)"
     else:
         how = (f"the datasheet roof, unscaled for {', '.join(unscaled)} (no measured clock in the report), the "
-               "others scaled to the measured clock")
+               f"others scaled to {to}")
     pooled = f"; {POOLED_NOTE.format(scaled.pooled)}" if scaled.pooled else ""
     return f"{names}: no peak counter in the report; {how} (JSON ceilings.kernel-clock.scaled){pooled}"
 
