@@ -17,8 +17,8 @@ REPORT_CSV_COLUMNS = ("report.path", "report.source", "report.device", "report.s
 TIMELINE_CSV_COLUMNS = ("timeline.path", "timeline.rank", "name", "count", "total_s", "share", "median_s", "min_s",
                         "max_s", "devices", "short_name", "demangled")
 PROJECT_CSV_COLUMNS = ("project.target", "project.row", "name", "launches", "grid", "block", "measured_s",
-                       "projected_s", "low_s", "high_s", "governing", "other_kernel", "clock_hz", "dram_bytes_per_s",
-                       "source_dram_bytes_per_s", "reason")
+                       "projected_s", "low_s", "high_s", "governing", "other_kernel", "clock", "clock_hz",
+                       "dram_bytes_per_s", "source_dram_bytes_per_s", "reason")
 # A CSV starts with its header row: ours is one of these whole rows (a file whose header only starts like one, a
 # roofline CSV with a column of notes added, is the user's)
 CSV_MARKS = tuple(",".join(columns) for columns in (REPORT_CSV_COLUMNS, TIMELINE_CSV_COLUMNS, PROJECT_CSV_COLUMNS))
@@ -26,4 +26,6 @@ CSV_MARKS = tuple(",".join(columns) for columns in (REPORT_CSV_COLUMNS, TIMELINE
 # of the tuples above adds its old row here)
 CSV_MARKS += ("timeline.path,timeline.rank,name,count,total_s,share,median_s,min_s,max_s,devices",
               "project.target,project.row,name,launches,grid,block,measured_s,projected_s,low_s,high_s,governing,"
-              "clock_hz,other_kernel")
+              "clock_hz,other_kernel",
+              "project.target,project.row,name,launches,grid,block,measured_s,projected_s,low_s,high_s,governing,"
+              "other_kernel,clock_hz,dram_bytes_per_s,source_dram_bytes_per_s,reason")

@@ -115,11 +115,12 @@ def _csv_rows(w: WorkloadProjection, unfit: dict[str, str]) -> list[list[object]
     """A GPU's rows; a kernel row's ``reason`` says where it cannot launch there as built (``unfit``)."""
     if not w.launches:
         return [[w.target, "none", *[""] * (len(CSV_COLUMNS) - 3), w.reason]]
-    gpu = [_full(w.clock_hz), _full(w.dram_bytes_per_s), _full(w.source_dram_bytes_per_s)]
+    gpu = [w.clock, _full(w.clock_hz), _full(w.dram_bytes_per_s), _full(w.source_dram_bytes_per_s)]
     out: list[list[object]] = [[w.target, "kernel", k.name, k.count, "", "", *_times(k), k.governing,
                                 " ".join(k.other_kernel), *gpu, unfit.get(k.name, "")] for k in w.kernels]
     out += [[w.target, "launch", x.name, x.count, x.grid or "", x.block or "", *_times(x), x.governing,
-             " ".join(x.other_kernel), _full(x.clock_hz if x.clock_hz is not None else w.clock_hz), *gpu[1:], ""]
+             " ".join(x.other_kernel), w.clock, _full(x.clock_hz if x.clock_hz is not None else w.clock_hz),
+             *gpu[2:], ""]
             for x in w.launches]  # a launch group's own clock: a share of the workload's where power held it
     out += [[w.target, "nvtx", r.name, r.launches, "", "", *_times(r), "", "", *gpu, ""] for r in w.ranges]
     out.append([w.target, "total", "", w.launch_count, "", "", *_times(w), w.governing or "", "", *gpu, ""])

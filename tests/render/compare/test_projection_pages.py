@@ -88,6 +88,7 @@ def test_csv_rows_sum_to_each_gpus_total(tmp_path):
                 assert sum(each) == pytest.approx(float(total[key]), rel=1e-12), (kind, key)
             assert sum(int(r["launches"]) for r in part) == int(total["launches"]) == w["launch_count"]
         assert float(total["projected_s"]) == w["projected_s"] and float(total["clock_hz"]) == w["clock_hz"]
+        assert {r["clock"] for r in mine} == {w["clock"]} == {"sustained"}  # which clock, on every row
         assert float(total["source_dram_bytes_per_s"]) == w["source_dram_bytes_per_s"] == 2.752e12
         assert {r["project.row"] for r in mine} == {"kernel", "launch", "nvtx", "total"}  # op20 runs in NVTX ranges
 

@@ -159,3 +159,16 @@ def test_dataframe_without_pandas_says_how_to_install_it(v100, monkeypatch):
         roofline.to_dataframe(v100)
     assert str(err.value) == "to_dataframe needs pandas, which is not installed: pip install 'roofline[pandas]' " \
                              "(or pip install pandas)"
+
+
+def test_instruction_roofline_quantities_carry_instruction_units_not_flop_per_byte(v100):
+    """The instruction roofline's intensities are warp instructions per 32-byte transaction and its integer ones
+    instructions per byte (docs/json-schema.md): only FLOP-per-byte intensities are called FLOP/B."""
+    rows = [r for r in rows_of(v100) if r["value"]]
+    units = {r["quantity"]: r["unit"] for r in rows}
+    assert units["intensity.dram"] == "FLOP/B"
+    assert units["instruction_roofline.intensity.dram"] == "warp instructions/transaction"
+    assert units["instruction_roofline.integer.intensity.dram"] == "instructions/B"
+    assert units["instruction_roofline.warp_gips"] == "1e9 warp instructions/s"
+    assert units["instruction_roofline.transactions.l2"] == "transactions"
+    assert not [q for q, u in units.items() if q.startswith("instruction_roofline.") and u == "FLOP/B"]
