@@ -96,7 +96,7 @@ def report_ceilings(launch: KernelLaunch, device: Device, tensor_dtype: str,
     collect = {k: v.hint for k, v in {**flops, **bw}.items() if v.value is None and v.missing and v.hint and not v.via}
     clock = m.sm_clock_hz(launch).value  # the GPC clock in a basic set, which holds no SM clock
     note = per_launch(_clock_note, clock, device.max_clock_hz, base_clock_hz, m.clock_read(launch),
-                      m.duration_s(launch).value) if nonzero(clock) else "measured clocks"
+                      m.duration_s(launch).value) if nonzero(clock) else "no measured SM clock"
     ceilings = Ceilings("measured-clock", {k: v.value for k, v in flops.items()}, {k: v.value for k, v in bw.items()},
                         clock_note=note, tensor_dtype=tensor_dtype, missing=missing, collect=collect)
     return ceilings, {level: t.definition for level, t in traffic.items()}
@@ -141,8 +141,8 @@ def clock_ceilings(report: Ceilings, sheet: Ceilings | None, spec: DeviceSpec | 
     roofs: dict[str, float | None] = {}
     scaled: dict[str, str] = {}
     unscaled: list[str] = []
+    capped: list[str] = []  # scaled to the GPU's maximum SM clock: no measured one
     missing: dict[str, str] = {}
-    at_max = False
     for key in (*PRECISIONS, *LEVELS):
         roofs[key] = report.roof(key)
         datasheet = sheet.roof(key) if sheet is not None else None
@@ -150,18 +150,29 @@ def clock_ceilings(report: Ceilings, sheet: Ceilings | None, spec: DeviceSpec | 
             factor, how, clocked = _clock_factor(key, spec, launch, device, report.tensor_dtype or "")
             roofs[key], scaled[key] = datasheet * factor, how
             unscaled += [] if clocked else [key]
-            at_max = at_max or (clocked and key != "dram" and m.sm_clock_hz(launch).value is None)
+            capped += [key] if clocked and key != "dram" and m.sm_clock_hz(launch).value is None else []
         elif roofs[key] is None:
             why = sheet.missing.get(key, "") if sheet is not None else "no device spec for this GPU"
             missing[key] = f"{report.missing.get(key, 'no peak counter')}; datasheet: {why}"
-    note = report.clock_note
-    if scaled:
-        names = ", ".join(NAMES[k] for k in scaled)
-        note = per_launch(str.__add__, note, f"; datasheet roofs scaled to the measured clocks for {names}")
+    note = per_launch(str.__add__, report.clock_note, _datasheet_note(scaled, unscaled, capped))
     return Ceilings("kernel-clock", {k: roofs[k] for k in PRECISIONS}, {k: roofs[k] for k in LEVELS}, clock_note=note,
                     tensor_dtype=report.tensor_dtype, missing=missing, scaled=scaled, unscaled=tuple(unscaled),
                     clock=report.clock, collect={k: report.collect[k] for k in missing if k in report.collect},
-                    at_max_clock=at_max)
+                    at_max_clock=bool(capped))
+
+
+def _datasheet_note(scaled: Mapping[str, str], unscaled: Sequence[str], capped: Sequence[str]) -> str:
+    """The clock note's part on the roofs taken from the datasheet: which went to the measured clocks, which to the
+    GPU's maximum SM clock (no measured one) and which stayed at the datasheet's; "" where none was taken."""
+    def names(keys: Sequence[str]) -> str:
+        return ", ".join(NAMES[k] for k in keys)
+
+    measured = [k for k in scaled if k not in unscaled and k not in capped]
+    parts = [f"datasheet roofs scaled to the measured clocks for {names(measured)}" if measured else "",
+             f"datasheet roofs scaled to the GPU's maximum SM clock for {names(capped)} (no measured clock)"
+             if capped else "",
+             f"datasheet roofs unscaled for {names(unscaled)} (no measured clock)" if unscaled else ""]
+    return "".join(f"; {p}" for p in parts if p)
 
 
 def _clock_factor(key: str, spec: DeviceSpec, launch: KernelLaunch, device: Device,
