@@ -223,8 +223,11 @@ def analyze(report: Report, options: AnalysisOptions, catalog: SpecCatalog,
     """A report's analysis: the launches the kernel filter selects against the spec and ceilings chosen, analysed
     and grouped, then (``options.diagnostics``) diagnosed and advised, taking the launches ``early`` diagnosed
     while the report was read."""
+    from msgspec import structs
+
     from roofline.analysis.roofline import analyze_report
     from roofline.core import kernel_filter
+    from roofline.specs.catalog import device_disagreements
 
     selected = kernel_filter.parse(options.kernel, options.kernel_name_base).select(report)
     match = spec_for(catalog, selected.device)
@@ -232,6 +235,8 @@ def analyze(report: Report, options: AnalysisOptions, catalog: SpecCatalog,
     problem = _ceilings_problem(options.ceilings, selected.device, spec, selected.path)
     if problem is not None:
         raise problem
+    if spec is not None and (disagreements := device_disagreements(spec, selected.device)):
+        selected = structs.replace(selected, warnings=(*selected.warnings, *disagreements))
     analysis = analyze_report(selected, spec, match.how if match else "", options.ceilings, group_by=options.group_by)
     return diagnose_all(analysis, spec, early) if options.diagnostics else analysis
 

@@ -17,6 +17,7 @@ from msgspec import Struct, field
 from msgspec.structs import replace
 
 from roofline.core import tensor_architectures
+from roofline.core.kernel_families import ARCHITECTURES, architecture, device_sm
 from roofline.core.model import Ceilings, Device
 from roofline.errors import SpecError
 from roofline.ncu.validation import BUS_BITS, CC_PATTERN, CLOCK_HZ, MEMORY_CLOCK_HZ, POSITIVE, SM_COUNT, Limit
@@ -31,6 +32,11 @@ MEASURED_FOLDER = "measured"  # beside the built-in specs: the calibration files
 SPEC_SUFFIXES = (".yaml", ".yml")
 FP32_CROSS_CHECK_TOLERANCE = 0.02  # stated FP32 peak vs SMs x lanes x 2 x clock
 MEMORY_MATCH_TOLERANCE = 0.10  # reported total memory vs the spec's, for fallback matching
+# A calibrated roof may pass its spec's datasheet roof (at the SM clock it ran, where above the figure's) by this
+# much: the datasheet figures are rounded (the FP32 cross-check allows 2%) and the median of ncu-timed runs and its
+# SM clock carry a percent or so of error. A calibrated rate cannot beat the peak at its clock: another GPU's
+# calibration, or a sparse figure, is 2x or more above it.
+CALIBRATION_TOLERANCE = 0.05
 PEAK_KEYS = ("fp64", "fp32", "fp16", "bf16", "tensor_fp64", "tensor_tf32", "tensor_fp16", "tensor_fp16_acc16",
              "tensor_bf16", "tensor_fp8", "tensor_int8")
 TOP_KEYS = {"id", "display_names", "architecture", "chip", "compute_capability", "sm_count", "boost_clock_hz",
@@ -138,10 +144,11 @@ class SpecCatalog:
                 by_id[spec.id] = spec
             for cal in self._user_calibrations.values():
                 if cal.spec_id not in by_id:
-                    raise SpecError(f"{cal.path}: calibrates '{cal.spec_id}', which no device spec has as its id",
-                                    "set its 'id' to the id of the GPU's spec ('roofline specs list')")
+                    raise _unknown_calibration(cal)
             self._checked = True
-            self._all = tuple(map(self._calibrated, by_id.values()))
+            # a calibration that fails its checks is refused where its spec is used (get, match), not here: one
+            # bad file must not stop the reports of other GPUs
+            self._all = tuple(self._calibrated(spec, strict=False) for spec in by_id.values())
         return self._all
 
     def overrides(self) -> list[Override]:
@@ -158,13 +165,19 @@ class SpecCatalog:
                 named[_normalize(name)] = spec
         return [*self._replaced, *shadowed]
 
-    def _calibrated(self, spec: DeviceSpec) -> DeviceSpec:
+    def _calibrated(self, spec: DeviceSpec, strict: bool = True) -> DeviceSpec:
         """The spec with its calibrated roofs attached, where a calibration file has its id: a user's (``--specs``),
-        else the built-in ``measured/<id>.yaml``, parsed only when its spec is used."""
+        else the built-in ``measured/<id>.yaml``, parsed only when its spec is used; a calibration that fails its
+        checks (``calibration_problems``) raises with ``strict``, else is left off."""
         if not self._checked:
             _ = self.specs  # checks that each user calibration names a spec, whichever lookup came first
         cal = self._user_calibrations.get(spec.id) or self._builtin_calibration(spec.id)
-        return spec if cal is None or spec.measured is cal else replace(spec, measured=cal)
+        if cal is None or spec.measured is cal:
+            return spec
+        problems = calibration_problems(spec, cal)
+        if problems and strict:
+            raise problems[0]
+        return spec if problems else replace(spec, measured=cal)
 
     def _builtin_calibration(self, spec_id: str) -> Calibration | None:
         path = self._lazy_calibrations.get(spec_id)
@@ -177,20 +190,26 @@ class SpecCatalog:
         return self._builtin_calibrations[spec_id]
 
     def get(self, spec_id: str) -> DeviceSpec:
-        """The spec with this id (in any case where only one id matches it so); SpecError naming close ids when
-        unknown."""
+        """The spec with this id (in any case where only one id matches it so), else the one a report of a GPU of
+        this display name gets ("NVIDIA H100 80GB HBM3", as reports print it; case and punctuation aside, as
+        ``match``); SpecError naming close ids when unknown."""
         for spec in self.specs:
             if spec.id == spec_id:
-                return spec
+                return self._calibrated(spec)
         wanted = spec_id.casefold()
         same = [spec for spec in self.specs if spec.id.casefold() == wanted]
         if len(same) == 1:  # "H100-SXM5"
-            return same[0]
+            return self._calibrated(same[0])
+        name = _normalize(spec_id)
+        named = [s for s in self.specs if name and name in {_normalize(n) for n in s.display_names}]
+        if named:  # a later spec wins a display name, as in ``match``
+            return self._calibrated(named[-1])
         import difflib
 
         ids = [s.id for s in self.specs]
         starting = [i for i in ids if i.casefold().startswith(wanted)] if wanted else []  # "h100": h100-sxm5, ...
-        close = starting or difflib.get_close_matches(wanted, ids, n=3, cutoff=0.4)
+        by_name = [s.id for s in self.specs if name and any(_normalize(n).startswith(name) for n in s.display_names)]
+        close = starting or by_name or difflib.get_close_matches(wanted, ids, n=3, cutoff=0.4)
         more = f" ({len(close) - MAX_SUGGESTED} more: roofline specs list)" if len(close) > MAX_SUGGESTED else ""
         hint = (f"did you mean {', '.join(close[:MAX_SUGGESTED])}?{more}" if close
                 else LIST_IDS)
@@ -203,8 +222,19 @@ class SpecCatalog:
         for spec in reversed(candidates):
             if wanted in {_normalize(n) for n in spec.display_names}:
                 if spec in self._eager or all(s.id != spec.id for s in self._eager):
-                    return SpecMatch(self._calibrated(spec), f"display name '{device.name}'")
+                    how = f"display name '{device.name}'{self._provenance(spec, wanted)}"
+                    return SpecMatch(self._calibrated(spec), how)
         return self._fallback(device)
+
+    def _provenance(self, spec: DeviceSpec, wanted: str = "") -> str:
+        """Where a matched spec of the user's comes from (``"; your spec FILE, over the built-in t4"``): a report
+        then says its datasheet roofs are not the shipped ones; "" for a built-in spec."""
+        mine = user_file(spec)
+        if not mine:
+            return ""
+        over = [p.stem for p in self._lazy if p.stem == spec.id] or [
+            s.id for s in self._named(wanted) if s.id != spec.id and wanted in {_normalize(n) for n in s.display_names}]
+        return f"; your spec {mine}" + (f", over the built-in {over[0]}" if over else "")
 
     def _named(self, wanted: str) -> list[DeviceSpec]:
         """Built-in specs whose file text could hold the display name (a cheap test before parsing), each file read
@@ -223,8 +253,85 @@ class SpecCatalog:
         if len(candidates) != 1:
             return None
         memory = f", {device.total_memory_bytes / 2**30:.0f} GiB" if device.total_memory_bytes else ""
-        return SpecMatch(candidates[0], f"fallback: CC {device.compute_capability}, {device.sm_count} SMs{memory} "
-                                        f"('{device.name}' is not a listed display name)")
+        how = (f"fallback: CC {device.compute_capability}, {device.sm_count} SMs{memory} ('{device.name}' is not a "
+               f"listed display name){self._provenance(candidates[0])}")
+        return SpecMatch(self._calibrated(candidates[0]), how)
+
+
+def user_file(spec: DeviceSpec) -> str:
+    """The path of a user's spec file (``--specs``, ``$ROOFLINE_SPECS``) as given; "" for a built-in or derived
+    spec."""
+    if not spec.path:
+        return ""
+    return "" if Path(spec.path).resolve().is_relative_to(builtin_folder().resolve()) else spec.path
+
+
+def _unknown_calibration(cal: Calibration) -> SpecError:
+    """The error of a user's calibration file whose id no device spec has."""
+    return SpecError(f"{cal.path}: calibrates '{cal.spec_id}', which no device spec has as its id",
+                     "set its 'id' to the id of the GPU's spec ('roofline specs list')")
+
+
+def calibration_problems(spec: DeviceSpec, cal: Calibration) -> list[SpecError]:
+    """Why a calibration file cannot be the spec's: its ``measured.device`` is none of the spec's display names, or a
+    roof calibrated under ncu passes the spec's datasheet roof at the SM clock it ran (where above the figure's)
+    by more than ``CALIBRATION_TOLERANCE``; each error names the file and the fix."""
+    from roofline.core.units import si
+    from roofline.specs.calibration import BANDWIDTHS
+
+    what = [] if _normalize(cal.device) in {_normalize(n) for n in spec.display_names} else [
+        f"measured.device '{cal.device}' is not a display name of spec '{spec.id}' ({', '.join(spec.display_names)})"]
+    for key, roof in cal.roofs.items():
+        used, (sheet, figure_clock) = roof.used, _datasheet_roof(spec, key)
+        if used is None or sheet is None:
+            continue
+        at_clock = sheet * max(1.0, (used.sm_clock_hz or 0.0) / figure_clock) if figure_clock else sheet
+        if used.median > at_clock * (1 + CALIBRATION_TOLERANCE):
+            unit = "B/s" if key in BANDWIDTHS else "FLOP/s"
+            what.append(f"measured.roofs.{key}.ncu median {si(used.median, unit)} is {used.median / at_clock:.2f}x "
+                        f"the datasheet {si(at_clock, unit)} of spec '{spec.id}' (more than "
+                        f"{CALIBRATION_TOLERANCE:.0%} above: a calibrated rate cannot beat the peak)")
+    if user_file(spec) and not _user_calibration(cal):
+        fix = (f"your spec {spec.path} replaces the GPU this shipped calibration measured: keep its display names "
+               "and roofs, or give your spec another id")
+    else:
+        fix = ("a calibration belongs to the GPU it measured: set its 'id' to that GPU's spec ('roofline specs "
+               "list'), or run 'roofline calibrate' on this GPU")
+    return [SpecError(f"{cal.path}: {w}", fix) for w in what]
+
+
+def _user_calibration(cal: Calibration) -> bool:
+    """Whether a calibration file is a user's, not one of the shipped ``measured/*.yaml``."""
+    return not Path(cal.path).resolve().is_relative_to(builtin_folder().resolve())
+
+
+def _datasheet_roof(spec: DeviceSpec, key: str) -> tuple[float | None, float | None]:
+    """A calibrated roof's datasheet figure in a spec, with the SM clock it holds at (None for a bandwidth)."""
+    if key == "dram":
+        return spec.memory_bandwidth_bytes_per_s, None
+    if key == "l2":
+        return spec.l2_bytes_per_s, None
+    dtype = key.removeprefix("tensor_")
+    return spec.peaks.get(key), spec.clock_of("tensor" if key.startswith("tensor_") else key, dtype)
+
+
+def device_disagreements(spec: DeviceSpec, device: Device) -> list[str]:
+    """Warnings, one line each, where a spec file matched to a report contradicts the report's own device
+    attributes: another compute capability, or another SM count (a MIG slice shows fewer SMs than its whole GPU:
+    said, not refused, as the datasheet roofs are then the whole GPU's)."""
+    if not spec.path or spec.id == DERIVED_ID:
+        return []
+    where = f"spec {spec.id} ({user_file(spec) or f'device_specs/{Path(spec.path).name}'})"
+    out = []
+    if device.compute_capability and device.compute_capability != spec.compute_capability:
+        out.append(f"{where} is for compute capability {spec.compute_capability}, the report's GPU has "
+                   f"{device.compute_capability}: its datasheet roofs are another GPU's (check its display_names)")
+    if device.sm_count and device.sm_count != spec.sm_count:
+        whose = ("the whole GPU's if this is a MIG slice of it, else another GPU's" if device.sm_count < spec.sm_count
+                 else "another GPU's")
+        out.append(f"{where} gives {spec.sm_count} SMs, the report's GPU has {device.sm_count}: its datasheet roofs "
+                   f"are {whose} (check its display_names)")
+    return out
 
 
 _NOT_ALNUM = bytes(c for c in range(128) if chr(c) not in "abcdefghijklmnopqrstuvwxyz0123456789")
@@ -286,31 +393,42 @@ def _named_by_env(err: SpecError) -> SpecError:
 
 
 def catalog_problems(extra: Sequence[str | os.PathLike[str]] = ()) -> tuple[int, list[str]]:
-    """Every problem of the spec files ``load_catalog`` reads (``specs check``), each one line: a file that cannot be
-    read or parsed, then (when every file parses) clashes between files and ``check_spec``'s problems of each spec;
-    with the number of device specs checked (0 when a file did not parse)."""
+    """Every problem of the spec files ``load_catalog`` reads (``specs check``), each one line, all in one run: each
+    file that cannot be read or parsed, a clash between files of one source, a calibration of no spec or of another
+    GPU (``calibration_problems``), and ``check_spec``'s problems of each spec that parses; with the number of device
+    specs checked. A path that names no spec file is a usage error (SpecError), not a problem of a file."""
     problems: list[str] = []
-    sources: dict[str, tuple[str | os.PathLike[str], bool]] = {}
-    for given, from_env in (*((p, True) for p in _env_sources()), *((p, False) for p in extra)):
-        sources.setdefault(os.path.realpath(given), (given, from_env))  # a folder named twice is read once
-    for source, from_env in sources.values():
+
+    def parsed(path: Path, from_env: bool = False) -> DeviceSpec | Calibration | None:
         try:
-            files = _files_in(Path(source))
+            return _parse_any(path)
         except SpecError as err:
             problems.append(str(_named_by_env(err) if from_env else err))
-            continue
-        for path in files:
-            try:
-                _parse_any(path)
-            except SpecError as err:
-                problems.append(str(_named_by_env(err) if from_env else err))
-    if problems:
-        return 0, problems
-    try:
-        specs = load_catalog(extra).specs
-    except SpecError as err:
-        return 0, [str(err)]
-    return len(specs), [p for spec in specs for p in check_spec(spec)]
+            return None
+
+    user: list[DeviceSpec | Calibration] = []
+    for paths, from_env in ((_env_sources(), True), (extra, False)):
+        try:
+            files = {os.path.realpath(f): f for path in paths for f in _files_in(Path(path))}
+        except SpecError as err:
+            raise _named_by_env(err) if from_env else err from None
+        layer = [u for f in files.values() if (u := parsed(f, from_env)) is not None]
+        try:
+            _check_distinct([u for u in layer if isinstance(u, DeviceSpec)])
+        except SpecError as err:
+            problems.append(str(_named_by_env(err) if from_env else err))
+        user += layer
+    builtin = [u for p in _builtin_files() if isinstance(u := parsed(p), DeviceSpec)]
+    folder = builtin_folder() / MEASURED_FOLDER
+    shipped = sorted(p for p in folder.iterdir() if p.suffix in SPEC_SUFFIXES) if folder.is_dir() else []
+    cals = {c.spec_id: c for c in (*map(parsed, shipped), *user) if c is not None and not isinstance(c, DeviceSpec)}
+    by_id = {s.id: s for s in (*builtin, *user) if isinstance(s, DeviceSpec)}
+    problems += [str(_unknown_calibration(c)) for c in cals.values() if c.spec_id not in by_id]
+    for spec in by_id.values():
+        problems += check_spec(spec)
+        if spec.id in cals:
+            problems += map(str, calibration_problems(spec, cals[spec.id]))
+    return len(by_id), problems
 
 
 def _env_sources() -> list[str]:
@@ -494,9 +612,10 @@ def _build(c: _Checker, data: dict[str, Any]) -> DeviceSpec:
     base, boost = c.optional_number(data, "base_clock_hz", CLOCK_HZ), c.number(data, "boost_clock_hz", CLOCK_HZ)
     if base is not None and base > boost:
         raise c.fail("base_clock_hz", f"{base:g} is above boost_clock_hz {boost:g}")
-    sustained = c.optional_number(data, "sustained_clock_hz", CLOCK_HZ)
-    if sustained is not None and sustained > boost:
-        raise c.fail("sustained_clock_hz", f"{sustained:g} is above boost_clock_hz {boost:g}")
+    for key in ("sustained_clock_hz", "tensor_clock_hz"):
+        clock = c.optional_number(data, key, CLOCK_HZ)
+        if clock is not None and clock > boost:
+            raise c.fail(key, f"{clock:g} is above boost_clock_hz {boost:g}")
     datasheet = c.number(memory, "memory.bandwidth_bytes_per_s")
     achievable = c.optional_number(memory, "memory.achievable_bandwidth_bytes_per_s")
     if achievable is not None and achievable > datasheet:
@@ -507,7 +626,7 @@ def _build(c: _Checker, data: dict[str, Any]) -> DeviceSpec:
         architecture=c.text(data, "architecture"), compute_capability=cc,
         sm_count=int(c.number(data, "sm_count", SM_COUNT)), boost_clock_hz=c.number(data, "boost_clock_hz", CLOCK_HZ),
         tensor_clock_hz=c.optional_number(data, "tensor_clock_hz", CLOCK_HZ),
-        base_clock_hz=base, sustained_clock_hz=sustained,
+        base_clock_hz=base, sustained_clock_hz=c.optional_number(data, "sustained_clock_hz", CLOCK_HZ),
         memory_type=c.text(memory, "memory.type"), memory_bytes=int(c.number(memory, "memory.bytes", BYTES)),
         memory_bandwidth_bytes_per_s=datasheet, memory_achievable_bytes_per_s=achievable,
         l2_bytes=int(c.number(data, "l2_bytes", BYTES)),
@@ -542,6 +661,20 @@ def spec_ceilings(spec: DeviceSpec, tensor_dtype: str | None = None) -> Ceilings
     if (tensor_hz := spec.tensor_figure_clock(dtype)) is not None:
         clock += f" ({dtype.upper()} Tensor figure at {tensor_hz / 1e9:.3g} GHz)"
     return Ceilings("datasheet", flops, bandwidth, clock_note=clock, tensor_dtype=dtype, missing=missing)
+
+
+def _architecture_problems(spec: DeviceSpec) -> list[str]:
+    """An ``architecture`` that is not a known one (``core.kernel_families.ARCHITECTURES``) or not its compute
+    capability's (a copied file whose CC was changed and its architecture not)."""
+    known = [name for _, name in ARCHITECTURES]
+    if spec.architecture not in known:
+        return [f"{spec.path}: key 'architecture' '{spec.architecture}' is not a known architecture; one of "
+                f"{', '.join(known)}"]
+    sm = device_sm(spec.compute_capability)
+    if sm is not None and architecture(sm) != spec.architecture:
+        return [f"{spec.path}: key 'architecture' '{spec.architecture}' is not the architecture of compute "
+                f"capability {spec.compute_capability} ({architecture(sm)})"]
+    return []
 
 
 def derived_fp32(spec: DeviceSpec) -> float:
@@ -582,8 +715,9 @@ def _tensor_remarks(spec: DeviceSpec) -> list[str]:
 
 
 def check_spec(spec: DeviceSpec) -> list[str]:
-    """Problems beyond the schema: the FP32 cross-check, and dense figures ordered as hardware allows."""
-    problems = []
+    """Problems beyond the schema (``specs check``): an architecture that is not its compute capability's, the FP32
+    cross-check, and dense figures ordered as hardware allows."""
+    problems = _architecture_problems(spec)
     stated, derived = spec.peaks["fp32"], derived_fp32(spec)
     if abs(stated / derived - 1.0) > FP32_CROSS_CHECK_TOLERANCE:
         problems.append(f"{spec.path}: peaks.fp32 {stated / 1e12:.4g} TFLOP/s differs by more than 2% from "

@@ -1,6 +1,7 @@
 """YAML files read with a budget: what a device spec never needs and an attacker would use is refused before
 anything is built (more than 1 MiB, text that is not UTF-8, aliases, which a few hundred bytes of expand to
-gigabytes, nesting deeper than 16 levels), each as one line naming the file and the fix."""
+gigabytes, nesting deeper than 16 levels), and a key given twice in one mapping (YAML keeps the last silently),
+each as one line naming the file and the fix."""
 
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ YAML_MAX_DEPTH = 16  # a spec nests 3 levels
 
 def load_yaml(path: Path) -> object:
     """A YAML file's data, refusing what a spec never needs and an attacker would use: more than 1 MiB, text
-    that is not UTF-8, aliases (``*name``, which expand exponentially), nesting deeper than 16 levels."""
+    that is not UTF-8, aliases (``*name``, which expand exponentially), nesting deeper than 16 levels; and a key
+    given twice in one mapping (``refuse_duplicate_keys``)."""
     import yaml
 
     try:
@@ -41,7 +43,14 @@ def load_yaml(path: Path) -> object:
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml is ~10x faster when present
     try:
         _refuse_aliases(path, yaml.parse(text, Loader=loader))
-        return yaml.load(text, Loader=loader)
+        reader = loader(text)
+        try:  # what yaml.load does, with the composed nodes checked before they are built
+            node = reader.get_single_node()
+            if node is not None:
+                refuse_duplicate_keys(path, node)
+            return reader.construct_document(node) if node is not None else None
+        finally:
+            reader.dispose()
     except yaml.YAMLError as err:
         line = _error_line(err, text)
         where = f" at line {line}" if line else ""
@@ -72,6 +81,29 @@ def _refuse_aliases(path: Path, events: Iterable[Any]) -> None:
             line = event.start_mark.line + 1 if event.start_mark else 0
             raise SpecError(f"{path}: YAML alias '*{event.anchor}' at line {line}",
                             "write the value out; spec files take no anchors or aliases")
+
+
+def refuse_duplicate_keys(path: Path, node: Any, where: str = "") -> None:
+    """SpecError naming a key given twice in one mapping of a composed YAML document and both its lines: YAML
+    keeps the last silently, so a corrected key appended to a copied file would hide the old one or be hidden."""
+    import yaml
+
+    if isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            refuse_duplicate_keys(path, item, where)
+        return
+    if not isinstance(node, yaml.MappingNode):
+        return
+    seen: dict[tuple[str, str], int] = {}
+    for key, value in node.value:
+        name = str(key.value) if isinstance(key, yaml.ScalarNode) else ""
+        dotted = f"{where}.{name}" if where else name
+        line = key.start_mark.line + 1
+        if name and (key.tag, name) in seen:
+            raise SpecError(f"{path}: key '{dotted}' given twice (lines {seen[key.tag, name]} and {line})",
+                            "keep one of them: YAML would silently use the last")
+        seen[key.tag, name] = line
+        refuse_duplicate_keys(path, value, dotted)
 
 
 _FLOW_SIGNIFICANT = re.compile(r"""[\[\]{}'"#:,|>]""")

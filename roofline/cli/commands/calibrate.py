@@ -11,6 +11,7 @@ it cannot be written, the measurement goes to the first free ID.calibration-N.ya
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import json
 import os
@@ -27,9 +28,11 @@ from roofline.cli.ncu_options import NcuPathOpt
 from roofline.cli.options import SpecsOpt
 from roofline.core.choices import OUTPUT_OPTION
 from roofline.ncu import driver
+from roofline.render.names import visible
 
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.core.model import KernelLaunch
+    from roofline.errors import SpecError
     from roofline.specs.calibration import Calibration
     from roofline.specs.catalog import DeviceSpec
 
@@ -91,8 +94,21 @@ def calibrate(
     header = (f"# Calibrated roofs of {device}, written by roofline calibrate (rates in FLOP/s and bytes/s).\n"
               "# ncu: under ncu's clock control (used by --ceilings calibrated); default: the GPU's default clocks.\n")
     write_output(path, header + yaml.safe_dump(to_yaml_dict(cal), sort_keys=False))
+    refused = _refusals(spec, cal, path)
+    for problem in refused:  # the measurement is kept; the analysis would refuse the file
+        typer.echo(f"roofline: warning: {visible(str(problem))}", err=True)
+    if refused:
+        return
     hint = "" if spec else f" (no device spec matches '{device}': add one with id '{spec_id}' to use it)"
     typer.echo(f"roofline: analyse with --specs {path} --ceilings calibrated{hint}", err=True)
+
+
+def _refusals(spec: DeviceSpec | None, cal: Calibration, path: Path) -> list[SpecError]:
+    """Why the analysis would refuse the calibration just written (``catalog.calibration_problems``: a rate above
+    the datasheet's peak); none without a spec."""
+    from roofline.specs.catalog import calibration_problems
+
+    return calibration_problems(spec, dataclasses.replace(cal, path=str(path))) if spec is not None else []
 
 
 def _check_output(path: Path, force: bool) -> None:
@@ -203,8 +219,8 @@ def _run_under_ncu(tmp: Path, install: driver.NcuInstall) -> tuple[list[KernelLa
 
 
 def _spec_for(device: str, specs: tuple[DeviceSpec, ...]) -> DeviceSpec | None:
-    """The spec whose display name is the GPU's."""
-    return next((s for s in specs if device in s.display_names), None)
+    """The spec whose display name is the GPU's; of several, the last (a user's over a built-in, as reports match)."""
+    return next((s for s in reversed(specs) if device in s.display_names), None)
 
 
 def _slug(name: str) -> str:

@@ -21,6 +21,7 @@ SpecFormat = Literal["table", "json", "yaml"]
 MIN_NAME_CHARS = 8  # an id or display name in `specs list` keeps at least this many characters
 MIN_SOURCE_CHARS = 30  # `specs show` puts each source under its row where its column would be narrower
 SOURCE_INDENT = 4  # a source under its row (`specs show` on a narrow terminal) starts this far in
+SHOWN_DIGITS = 6  # significant digits of a number in `specs show`: every file's value whole, float noise not
 
 
 @app.command("list", short_help="One line per GPU: id, display name, CC, SMs, FP32, FP16 Tensor, DRAM; "
@@ -98,16 +99,24 @@ def _abbreviated(name: str) -> str:
 @app.command("show", short_help="Every number of one spec with its source.")
 @handles_errors
 def show(
-    spec_id: Annotated[str, typer.Argument(metavar="ID", help="Spec id, e.g. a100-sxm4-80gb.")],
-    fmt: Annotated[SpecFormat, typer.Option("--format", "-f", help="table, json or yaml.")] = "table",
+    spec_id: Annotated[str, typer.Argument(metavar="ID", help="Spec id, e.g. a100-sxm4-80gb, or a GPU's display "
+                                           "name as reports print it, e.g. \"NVIDIA H100 80GB HBM3\".")],
+    fmt: Annotated[SpecFormat, typer.Option("--format", "-f", help="table, json or yaml (a document of the spec, "
+                                            "not a spec file: to start your own, copy the file --path "
+                                            "prints).")] = "table",
+    path: Annotated[bool, typer.Option("--path", help="Print only the spec's file (to copy as a start for your "
+                                       "own GPU's).")] = False,
     specs: SpecsOpt = None,
 ) -> None:
-    """Every number of one spec with its source; a long source wraps (on a narrow terminal, under its row), never
-    cut, and every text from the file is escaped for the terminal."""
+    """Every number of one spec with its source, each value with the digits of its file (capacities in GiB/MiB);
+    a long source wraps (on a narrow terminal, under its row), never cut, and every text from the file is escaped
+    for the terminal."""
     from roofline.specs.catalog import load_catalog
 
     spec = load_catalog(specs or ()).get(spec_id)
-    if fmt == "table":
+    if path:
+        typer.echo(spec.path)
+    elif fmt == "table":
         _print_table(spec)
     else:
         _echo(spec_dict(spec), fmt)
@@ -149,8 +158,6 @@ def _print_table(spec: DeviceSpec) -> None:
 
 def _rows(spec: DeviceSpec) -> list[tuple[str, str, str]]:
     """Key, value with its unit, and source (with the formula of a derived value) of each number a spec gives."""
-    from roofline.core.units import si
-
     units = {"sm_count": "", "boost_clock_hz": "Hz", "base_clock_hz": "Hz", "tensor_clock_hz": "Hz",
              "sustained_clock_hz": "Hz", "memory.bytes": "B", "memory.achievable_bandwidth_bytes_per_s": "B/s",
              "memory.bandwidth_bytes_per_s": "B/s", "memory.clock_hz": "Hz", "memory.bus_width_bits": "bit",
@@ -171,8 +178,22 @@ def _rows(spec: DeviceSpec) -> list[tuple[str, str, str]]:
             continue
         unit = units.get(key, "B/s" if key.startswith("bandwidth") else "OP/s" if _integer(key) else "FLOP/s")
         source = spec.sources.get(key, "") + (f" [derived: {spec.derived[key]}]" if key in spec.derived else "")
-        rows.append((key, si(value, unit), source))
+        rows.append((key, _file_value(value, unit), source))
     return rows
+
+
+def _file_value(value: float, unit: str) -> str:
+    """A spec's number with the digits its file gives (1755 MHz: "1.755 GHz", not "1.75 GHz"), capacities in the
+    binary units the vendors' "GB" and "MB" stand for ("80 GiB", "50 MiB")."""
+    from roofline.core.units import si
+
+    if unit == "bit":
+        return f"{value:.0f} bit"
+    if unit == "B":
+        for scale, prefix in ((2**40, "Ti"), (2**30, "Gi"), (2**20, "Mi"), (2**10, "Ki")):
+            if value >= scale:
+                return f"{value / scale:.{SHOWN_DIGITS}g} {prefix}B"
+    return si(value, unit, SHOWN_DIGITS)
 
 
 def _print_rows(console: Any, head: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
@@ -230,13 +251,14 @@ def _print_calibration(console: Any, spec: DeviceSpec) -> None:
     _print_rows(console, ("roof", "under ncu", "default clocks", "how"), rows)
 
 
-@app.command("check", short_help="Validate every spec file (built-in and yours) and cross-check each FP32 "
-                                    "peak; exit 1 on problems.")
+@app.command("check", short_help="Validate every spec and calibration file (built-in and yours) and "
+                                    "cross-check each FP32 peak; exit 1 on problems.")
 @handles_errors
 def check(specs: SpecsOpt = None) -> None:
-    """Validate every spec file (built-in and yours) and cross-check each FP32 peak; exit 1 on problems. Remarks on
-    figures a valid spec likely leaves out follow, without failing, and a note for each of your specs that overrides
-    another."""
+    """Validate every spec and calibration file (built-in and yours), cross-check each FP32 peak and each calibration
+    against its spec; exit 1 on problems, every problem of every file named, one line each (exit 2 for a --specs
+    path that names no file). Remarks on figures a valid spec likely leaves out follow, without failing, and a note
+    for each of your specs that overrides another."""
     from roofline.specs.catalog import catalog_problems, load_catalog, spec_remarks
 
     checked, problems = catalog_problems(specs or ())

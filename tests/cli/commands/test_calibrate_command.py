@@ -227,3 +227,26 @@ def test_the_default_name_of_roofline_is_replaced_with_force(tmp_path: Path, h10
     assert runner.invoke(app, ["calibrate"]).exit_code == 0
     assert runner.invoke(app, ["calibrate", "--force"]).exit_code == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["h100-sxm5.calibration.yaml"]
+
+
+def test_a_calibration_the_analysis_would_refuse_is_written_with_a_warning_saying_why(
+        tmp_path: Path, h100_runs: None) -> None:
+    """A spec of the GPU whose DRAM figure (1 TB/s) lies below what the benchmark measured (2.8 TB/s): the file is
+    kept (minutes of benchmarks), and the run says at once the line the analysis would refuse it with, instead of
+    the 'analyse with' hint."""
+    spec = yaml.safe_load((ROOT / "device_specs" / "h100-sxm5.yaml").read_text())
+    spec["memory"]["bandwidth_bytes_per_s"]["value"] = 1e12
+    spec["memory"].pop("achievable_bandwidth_bytes_per_s", None)
+    mine = tmp_path / "h100-slow.yaml"
+    mine.write_text(yaml.safe_dump({**spec, "id": "h100-slow"}))
+    out = tmp_path / "cal.yaml"
+    result = runner.invoke(app, ["calibrate", "--specs", str(mine), "--output", str(out)])
+    assert result.exit_code == 0, result.output
+    assert out.exists() and yaml.safe_load(out.read_text())["id"] == "h100-slow"
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("roofline: warning:")]
+    assert warnings and all(f"{out}: measured.roofs." in w for w in warnings)
+    assert any("dram" in w and "the datasheet 1 TB/s of spec 'h100-slow'" in w for w in warnings)
+    assert "analyse with --specs" not in result.stderr
+    refused = runner.invoke(app, ["report", str(ROOT / "examples/h100/torch-bf16.roofline.ncu-rep"), "--specs",
+                                  str(mine), "--specs", str(out)])
+    assert refused.exit_code == 2 and warnings[0].removeprefix("roofline: warning: ") in refused.stderr

@@ -136,13 +136,22 @@ def test_check_names_every_malformed_file_not_only_the_first(tmp_path):
     (folder / "a-broken.yaml").write_text("id: [\n")
     write(folder, {**VALID, "name": 3}, "b-unknown-key.yaml")
     write(folder, {**VALID, "id": "c-fine", "display_names": ["Fine GPU"]})
-    result = runner.invoke(app, ["specs", "check", "--specs", str(folder), "--specs", str(tmp_path / "none")])
+    result = runner.invoke(app, ["specs", "check", "--specs", str(folder)])
     assert result.exit_code == 1
     lines = result.output.splitlines()
-    assert len(lines) == 3 and "spec files valid" not in result.output
+    assert len(lines) == 2 and "spec files valid" not in result.output
     assert lines[0].startswith(str(folder / "a-broken.yaml")) and "not valid YAML" in lines[0]
     assert lines[1].startswith(str(folder / "b-unknown-key.yaml")) and "'name' is not a known key" in lines[1]
-    assert lines[2].startswith(f"{tmp_path / 'none'}: no such spec file or folder")
+
+
+def test_check_of_a_path_that_names_no_file_is_a_usage_error_exit_2(tmp_path):
+    """A wrong --specs path is a usage error as in every other command (probe-errors 10), not a problem of a file."""
+    (tmp_path / "empty").mkdir()
+    for missing, said in ((tmp_path / "none.yaml", "no such spec file or folder"),
+                          (tmp_path / "empty", "no spec file (*.yaml, *.yml) in the folder")):
+        result = runner.invoke(app, ["specs", "check", "--specs", str(write(tmp_path, VALID)), "--specs", str(missing)])
+        assert result.exit_code == 2, result.output
+        assert result.output.startswith(f"roofline: error: {missing}: {said}: ") and result.output.count("\n") == 1
 
 
 def test_show_gives_integer_tensor_peaks_in_operations_not_flops():
@@ -150,8 +159,8 @@ def test_show_gives_integer_tensor_peaks_in_operations_not_flops():
     result = runner.invoke(app, ["specs", "show", "h100-sxm5"], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     rows = {line.split()[0]: line for line in result.stdout.splitlines() if line.startswith("peaks.")}
-    assert "1.98 POP/s" in rows["peaks.tensor_int8"] and "FLOP/s" not in rows["peaks.tensor_int8"]
-    assert "1.98 PFLOP/s" in rows["peaks.tensor_fp8"]
+    assert "1.9789 POP/s" in rows["peaks.tensor_int8"] and "FLOP/s" not in rows["peaks.tensor_int8"]
+    assert "1.9789 PFLOP/s" in rows["peaks.tensor_fp8"]
 
 
 # --- probe 3 --------------------------------------------------------------------------------------------------------
@@ -255,3 +264,53 @@ def test_specs_help_lists_each_command_on_one_line():
     assert result.exit_code == 0
     panel = [line for line in result.output.split("Commands")[1].splitlines() if line.startswith("│")]
     assert [line.split()[1] for line in panel] == ["list", "show", "check"]
+
+
+# --- probe-specs fixes ----------------------------------------------------------------------------------------------
+def test_show_takes_a_display_name_as_reports_print_it():
+    """The header of every report prints "NVIDIA H100 80GB HBM3": `specs show` took it for an id and suggested A100s."""
+    for given in ("NVIDIA H100 80GB HBM3", "nvidia h100 80gb hbm3"):
+        result = runner.invoke(app, ["specs", "show", given, "-f", "json"])
+        assert result.exit_code == 0, result.output
+        assert json.loads(result.output)["id"] == "h100-sxm5"
+
+
+def test_show_path_prints_the_file_to_copy_and_that_file_loads_as_a_spec(tmp_path):
+    result = runner.invoke(app, ["specs", "show", "t4", "--path"])
+    assert result.exit_code == 0
+    path = Path(result.output.strip())
+    assert path.resolve() == (SHIPPED / "t4.yaml").resolve()
+    copy = tmp_path / "my-t4.yaml"
+    copy.write_text(path.read_text().replace("id: t4", "id: my-t4").replace("Tesla T4", "My T4"))
+    assert runner.invoke(app, ["specs", "check", "--specs", str(copy)]).exit_code == 0
+
+
+def test_show_help_says_yaml_is_a_document_not_a_spec_file():
+    result = runner.invoke(app, ["specs", "show", "--help"], env={"COLUMNS": "200"})
+    assert "not a spec file" in " ".join(result.output.split()) and "--path" in result.output
+
+
+@pytest.mark.parametrize(("spec_id", "key", "shown"), [
+    ("h100-pcie", "boost_clock_hz", "1.755 GHz"), ("a10", "boost_clock_hz", "1.695 GHz"),
+    ("rtx-3060-laptop", "boost_clock_hz", "1.703 GHz"), ("h100-nvl", "tensor_clock_hz", "1.545 GHz"),
+    ("h100-pcie", "memory.bytes", "80 GiB"), ("h100-pcie", "l2_bytes", "50 MiB"), ("mx450", "l2_bytes", "512 KiB"),
+    ("h100-pcie", "memory.bus_width_bits", "5120 bit"), ("h100-pcie", "peaks.fp16", "102.4 TFLOP/s")])
+def test_show_gives_each_value_with_the_digits_of_its_file(spec_id, key, shown):
+    """1755 MHz read "1.75 GHz" beside its source, 80 GB (GiB) "85.9 GB": each value as its file and source give it."""
+    result = runner.invoke(app, ["specs", "show", spec_id], env={"COLUMNS": "250"})
+    row = next(line for line in result.stdout.splitlines() if line.split()[:1] == [key])
+    assert f" {shown} " in row, row
+
+
+def test_a_report_matched_to_a_user_spec_says_so_in_its_spec_line(tmp_path):
+    """A copy of a built-in spec under its id (a user's edited figures): before, the report said only "spec h100-sxm5"
+    and the same display name, whatever the file held."""
+    example = SHIPPED.parent / "examples" / "h100" / "ops" / "op01-square-matrix-multiplication.json"
+    replaced = write(tmp_path, yaml.safe_load((SHIPPED / "h100-sxm5.yaml").read_text()))
+    result = runner.invoke(app, ["report", str(example), "-f", "json", "--specs", str(replaced)])
+    assert result.exit_code == 0, result.output
+    device = json.loads(result.stdout)["reports"][0]["device"]
+    assert device["spec_match"] == (f"display name 'NVIDIA H100 80GB HBM3'; your spec {replaced}, over the built-in "
+                                    "h100-sxm5")
+    table = runner.invoke(app, ["report", str(example), "--specs", str(replaced)], env={"COLUMNS": "250"})
+    assert f"spec h100-sxm5 (display name 'NVIDIA H100 80GB HBM3'; your spec {replaced}" in table.stdout
