@@ -127,10 +127,30 @@ def ncu_options(choices: NcuChoices) -> driver.NcuOptions:
                              clock_control=c.clock_control, extra=tuple(c.ncu_arg or ()), force=c.force)
 
 
-def own_options_after_app(ctx: typer.Context, command: Sequence[str]) -> list[str]:
+# The options of NcuChoices whose empty value is refused (ncu would write a hidden ".ncu-rep", or refuse it with a
+# line of its own, or take it as "no value"): parameter name, option
+NON_EMPTY = (("output", "--output"), ("section", "--section"), ("metrics", "--metrics"),
+             ("nvtx_include", "--nvtx-include"), ("ncu_arg", "--ncu-arg"), ("ncu", "--ncu"))
+
+
+def refuse_empty_values(choices: NcuChoices) -> None:
+    """UsageError, before anything runs, for an option of ``NON_EMPTY`` given an empty (or blank) value."""
+    import shlex
+
+    from roofline.errors import UsageError
+
+    for name, option in NON_EMPTY:
+        given = getattr(choices, name)
+        for value in given if isinstance(given, list) else [given]:
+            if value is not None and not value.strip():
+                raise UsageError(f"{option} {shlex.quote(value)}: an empty value", f"give {option} a value, or leave "
+                                 "it out")
+
+
+def own_options_after_app(ctx: typer.Context, command: Sequence[str], profiler: str = "ncu") -> list[str]:
     """The arguments after APP that are this command's own options (they go to the application, as with ncu),
-    none when ``--`` came before APP; RooflineError for --dry-run there, which would start ncu when the user
-    asked for no run."""
+    none when ``--`` came before APP; RooflineError for --dry-run there, which would start the ``profiler`` (ncu, or
+    nsys under --no-counters) when the user asked for no run."""
     from roofline.errors import RooflineError
 
     if _app_after_dashes(ctx, command):
@@ -138,7 +158,8 @@ def own_options_after_app(ctx: typer.Context, command: Sequence[str]) -> list[st
     own = _own_options(ctx)
     found = [arg for arg in command[1:] if arg.split("=", 1)[0] in own]
     if any(arg.split("=", 1)[0] == "--dry-run" for arg in found):
-        raise RooflineError(f"--dry-run after APP ({command[0]}) would go to the application and ncu would run",
+        raise RooflineError(f"--dry-run after APP ({command[0]}) would go to the application and {profiler} would "
+                            "run",
                             "move --dry-run before APP, or write -- before APP to pass it to the application")
     return found
 
@@ -190,13 +211,28 @@ def print_dry_run(ncu: str | None, options: driver.NcuOptions, template: str, ap
 
     try:
         install = driver.find_ncu(ncu)
-        program, options = install.path, driver.with_roofline_charts(options, install.version)
     except NcuError as err:
         named = ncu or os.environ.get(driver.NCU_VARIABLE)
         program = named or "ncu"
         if named:
             typer.echo(f"roofline: warning: {err.message} here; the command names it as given", err=True)
+    else:
+        program, options = install.path, driver.for_version(options, install.version)
+        _say_version(install, options)
     typer.echo(with_label(driver.shell_command(driver.make_plan(program, options, template, app).argv), label))
+
+
+def _say_version(install: driver.NcuInstall, options: driver.NcuOptions) -> None:
+    """On stderr, for a dry run: the ncu the command names and its version, and a warning where the run would refuse
+    it as too old for these options (``driver.check_version``), the command printed all the same."""
+    from roofline.errors import NcuError
+
+    try:
+        driver.check_version(install, options)
+    except NcuError as err:
+        typer.echo(f"roofline: warning: {err.message}, so the run would refuse it: {err.hint}", err=True)
+        return
+    typer.echo(f"roofline: the command is for {install.describe()}", err=True)
 
 
 def with_label(command: str, label: str) -> str:
@@ -210,7 +246,7 @@ def prepare_ncu(ncu: str | None, options: driver.NcuOptions, template: str, app:
     driver.refuse_overwrite(template, options.force)
     driver.refuse_unwritable_folder(template)
     install = driver.find_ncu(ncu)
-    options = driver.with_roofline_charts(options, install.version)
+    options = driver.for_version(options, install.version)
     driver.check_version(install, options)
     typer.echo(f"roofline: profiling with {install.describe()}", err=True)
     return driver.make_plan(install.path, options, template, app)

@@ -9,9 +9,10 @@ exits, the log gets roofline's mark as its first line: the next run of the same 
 (a failed run's: the retry says again why it failed), and refuses any other file there without --force.
 
 Minimum ncu versions (from the release notes shipped with ncu 2022.3):
-2020.2 added ``--log-file``; 2021.1 added ``--kernel-name``/``--kernel-name-base`` and the ``regex:`` prefix
-that ``-k`` uses here (its value comes from ``roofline.core.kernel_filter``); 2021.3 added the hierarchical roofline
-sections and the ``roofline`` set; 2022.1 added range replay.
+2020.2 added ``--log-file``; 2020.3 added ``--import-source`` (left out for an older ncu: ``for_version``); 2021.1
+added ``--kernel-name``/``--kernel-name-base`` and the ``regex:`` prefix that ``-k`` uses here (its value comes from
+``roofline.core.kernel_filter``); 2021.3 added the hierarchical roofline sections and the ``roofline`` set; 2022.1
+added range replay.
 """
 
 from __future__ import annotations
@@ -191,6 +192,7 @@ class NcuOptions:
     clock_control: ClockControl | None = None
     extra: tuple[str, ...] = ()
     force: bool = False
+    import_source: bool = True  # False: an ncu without --import-source (``for_version``)
 
 
 def requirements(options: NcuOptions) -> Iterator[tuple[tuple[int, int], str]]:
@@ -224,6 +226,18 @@ def with_roofline_charts(options: NcuOptions, version: tuple[int, ...]) -> NcuOp
         return options
     added = tuple(s for s in HIERARCHICAL_CHARTS if s not in options.sections)
     return dataclasses.replace(options, sections=(*options.sections, *added))
+
+
+IMPORT_SOURCE_SINCE = (2020, 3)  # "Added a new Import Source (--import-source) option" (ncu 2020.3 release notes)
+
+
+def for_version(options: NcuOptions, version: tuple[int, ...]) -> NcuOptions:
+    """The options as this ncu takes them: the richer sets with their roofline charts (``with_roofline_charts``),
+    and no ``--import-source`` from an ncu older than the option (the source is only a convenience)."""
+    options = with_roofline_charts(options, version)
+    if version[:2] < IMPORT_SOURCE_SINCE:
+        options = dataclasses.replace(options, import_source=False)
+    return options
 
 
 def check_version(install: NcuInstall, options: NcuOptions) -> None:
@@ -262,11 +276,11 @@ SOURCE_SECTION = "SourceCounters"
 
 def imports_source(options: NcuOptions) -> bool:
     """Whether ncu is asked to store the CUDA source files in the report (``--import-source yes``): with the sets
-    or the section that sample warps per instruction, unless the passed-through options say otherwise, and never
-    under range replay, which ncu refuses it with ("Option import-source is not supported during range replay",
-    ncu 2022.3)."""
+    or the section that sample warps per instruction, unless the passed-through options say otherwise, never from an
+    ncu that predates the option (``for_version``), and never under range replay, which ncu refuses it with
+    ("Option import-source is not supported during range replay", ncu 2022.3)."""
     sampled = options.section_set in SOURCE_SETS or SOURCE_SECTION in options.sections
-    return (sampled and options.replay_mode != "range"
+    return (sampled and options.import_source and options.replay_mode != "range"
             and not any(arg.startswith("--import-source") for arg in options.extra))
 
 
@@ -297,16 +311,85 @@ def resolve_app(command: Sequence[str]) -> list[str]:
     return [os.path.abspath(found), *command[1:]]
 
 
-_LAUNCHERS = re.compile(r"(python|pypy)[\d.]*|env|bash|sh|time")  # run the program named after them
+Launcher = Literal["python", "env", "shell", "time"]
+_LAUNCHERS: tuple[tuple[re.Pattern[str], Launcher], ...] = (  # run the program named after them
+    (re.compile(r"(?:python|pypy)[\d.]*"), "python"), (re.compile(r"env"), "env"),
+    (re.compile(r"(?:ba|da|k|z)?sh"), "shell"), (re.compile(r"time"), "time"))
+_VALUE_OPTIONS: dict[Launcher, frozenset[str]] = {  # the launcher's options that take the next word as their value
+    "python": frozenset({"-W", "-X", "-Q"}), "env": frozenset({"-u", "--unset", "-C", "--chdir", "-S"}),
+    "shell": frozenset({"-o", "+o", "-O", "+O"}), "time": frozenset({"-f", "--format", "-o", "--output"})}
+_ASSIGNMENT_RE = re.compile(r"[A-Za-z_]\w*=.*", re.S)  # env's NAME=VALUE
+_UNSAFE_NAME_RE = re.compile(r"[\s=]+")  # never in a default report name
 
 
 def app_name(command: Sequence[str]) -> str:
     """Default report name: the script's or program's file name without its extension; after an interpreter or
-    launcher (``python app.py``, ``env python3 app.py``), the program it runs, so two scripts get two names."""
+    launcher (``python app.py``, ``env A=1 python3 app.py``), the program it runs, so two scripts get two names;
+    ``python -m pkg.mod``'s module (``mod``); for code given on the command line (``sh -c CODE``, ``python -c``),
+    the interpreter's name. Spaces and ``=`` never reach the name."""
     words = list(command)
-    while len(words) > 1 and _LAUNCHERS.fullmatch(Path(words[0]).name):
-        words = [w for w in words[1:] if not w.startswith("-")] or words[:1]
-    return Path(words[0]).stem or "report"
+    while len(words) > 1 and (kind := _launcher(words[0])) is not None:
+        options, rest = _launcher_options(words[1:], kind)
+        if kind == "python" and (module := _module(options)) is not None:
+            return _safe_name(module.removesuffix(".py").rpartition(".")[2]) or "report"
+        if _runs_code(options, kind) or not rest:
+            break
+        words = rest
+    return _safe_name(Path(words[0]).stem) or "report"
+
+
+def _launcher(word: str) -> Launcher | None:
+    """The kind of interpreter or launcher ``word`` runs (by its file name), or None for another program."""
+    name = Path(word).name
+    return next((kind for pattern, kind in _LAUNCHERS if pattern.fullmatch(name)), None)
+
+
+def _launcher_options(words: Sequence[str], kind: Launcher) -> tuple[list[str], list[str]]:
+    """A launcher's own options (with their values) and the words after them: the program and its arguments
+    (env's NAME=VALUE words are skipped; python's ``-m MOD``, ``-c CODE`` end its options)."""
+    options: list[str] = []
+    i = 0
+    while i < len(words) and _is_option(words[i], kind):
+        word = words[i]
+        if word == "--":
+            return options, list(words[i + 1:])
+        width = 2 if word in _VALUE_OPTIONS[kind] or (kind == "python" and word in ("-m", "-c")) else 1
+        options += words[i:i + width] if not _ASSIGNMENT_RE.fullmatch(word) else []
+        i += width
+        if kind == "python" and word[:2] in ("-m", "-c"):
+            break
+    return options, list(words[i:])
+
+
+def _is_option(word: str, kind: Launcher) -> bool:
+    """Whether ``word`` is one of the launcher's options (a shell's may start with +; env's NAME=VALUE counts as
+    one), not the program it runs."""
+    if kind == "env" and (word == "-" or _ASSIGNMENT_RE.fullmatch(word)):
+        return True
+    return len(word) > 1 and word[0] in ("-+" if kind == "shell" else "-")
+
+
+def _module(options: Sequence[str]) -> str | None:
+    """The module of python's ``-m MOD`` (or ``-mMOD``) among its options, or None."""
+    for i, word in enumerate(options):
+        if word == "-m":
+            return options[i + 1] if i + 1 < len(options) else None
+        if word.startswith("-m"):
+            return word[2:]
+    return None
+
+
+def _runs_code(options: Sequence[str], kind: Launcher) -> bool:
+    """Whether the launcher runs code given on its command line (``sh -c``, ``bash -ec``, ``python -c``), not a
+    program named after it."""
+    if kind == "python":
+        return any(word.startswith("-c") for word in options)
+    return kind == "shell" and any(w[:1] == "-" and w[1:2] != "-" and "c" in w[1:] for w in options)
+
+
+def _safe_name(name: str) -> str:
+    """``name`` with each run of spaces or ``=`` made one ``_``."""
+    return _UNSAFE_NAME_RE.sub("_", name)
 
 
 def report_template(output: str | None, default_name: str, tag: str = "",
@@ -689,8 +772,12 @@ def _bad_option(_m: re.Match[str], line: str, plan: Plan, _run: NcuRun) -> Roofl
 
 def _app_failed(m: re.Match[str], _line: str, plan: Plan, run: NcuRun) -> RooflineError:
     log = f"; ncu's log: {plan.log_file}" if plan.log_file.is_file() else ""
-    return AppFailed(int(m[1]), f"the application exited with code {m[1]} under ncu: {shell_command(plan.app)}",
-                     f"{_missing_module(plan.app, run.tail) or 'fix the application'} (its last lines are above{log})")
+    fix = f"{_missing_module(plan.app, run.tail) or 'fix the application'} (its last lines are above{log})"
+    report = _written_report(run, plan) if run.kernels else None
+    if report is not None:  # e.g. a crash in MPI_Finalize after the kernels: their profile is good
+        fix = f"ncu profiled {counted(len(run.kernels), 'kernel launch')} before and wrote the report: analyse it " \
+              f"with: {shell_command(['roofline', 'report', report])}; or {fix}"
+    return AppFailed(int(m[1]), f"the application exited with code {m[1]} under ncu: {shell_command(plan.app)}", fix)
 
 
 _IMPORT_ERROR_RE = re.compile(r"^(?:ModuleNotFoundError|ImportError): (.+)$")
@@ -726,7 +813,7 @@ def _no_kernels(_m: re.Match[str], _line: str, plan: Plan, _run: NcuRun) -> Roof
 
 
 def _other_error(m: re.Match[str], _line: str, plan: Plan, _run: NcuRun) -> RooflineError:
-    return NcuError(f"ncu: {m[1]}", _see_log(plan))
+    return NcuError(f"ncu: {m[1].strip().rstrip('.')}", _see_log(plan))
 
 
 def _see_log(plan: Plan) -> str:
@@ -764,8 +851,26 @@ def check_outcome(run: NcuRun, plan: Plan) -> Path:
             if match := pattern.search(line):
                 raise failure(match, line, plan, run)
     if run.returncode != 0:
-        raise NcuError(f"ncu exited with code {run.returncode}", _see_log(plan))
-    report = run.report or expand_macros(plan.report_template, os.environ, None)
-    if report is None or not os.path.isfile(report):
-        raise NcuError(f"ncu finished but wrote no report {report or plan.report_template}", _see_log(plan))
+        raise NcuError(f"ncu {_exit_status(run.returncode)}", _see_log(plan))
+    report = _written_report(run, plan)
+    if report is None:
+        named = run.report or expand_macros(plan.report_template, os.environ, None) or plan.report_template
+        raise NcuError(f"ncu finished but wrote no report {named}", _see_log(plan))
     return Path(report)
+
+
+def _written_report(run: NcuRun, plan: Plan) -> str | None:
+    """The report the run wrote (the one ncu named, else the plan's name with its macros filled in), or None where
+    there is no such file."""
+    report = run.report or expand_macros(plan.report_template, os.environ, None)
+    return report if report is not None and os.path.isfile(report) else None
+
+
+def _exit_status(returncode: int) -> str:
+    """How ncu ended, for the error line: ``exited with code 1``, or ``was killed by SIGSEGV`` (a negative code)."""
+    if returncode >= 0:
+        return f"exited with code {returncode}"
+    try:
+        return f"was killed by {signal.Signals(-returncode).name}"
+    except ValueError:
+        return f"was killed by signal {-returncode}"

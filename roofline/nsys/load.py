@@ -1,4 +1,5 @@
-"""A file given on the command line as a ``Timeline``: an SQLite export read as it is, a report exported first."""
+"""A file given on the command line as a ``Timeline``: an SQLite export read as it is, a report exported first.
+Each function takes the path as a str or a Path."""
 
 from __future__ import annotations
 
@@ -14,24 +15,28 @@ from roofline.nsys.streams import migrations, stream_trace
 from roofline.nsys.timeline import launch_configs, read_timeline, representatives
 
 
-def load_timeline(path: Path, nvtx: str | None = None, nsys: str | None = None,
+def load_timeline(path: str | Path, nvtx: str | None = None, nsys: str | None = None,
                   group_by: str = "kernel") -> Timeline:
-    """The timeline of ``path`` (.sqlite, .nsys-rep or .qdrep), named by ``path`` whichever was read."""
+    """The timeline of ``path`` (.sqlite, .nsys-rep or .qdrep; a str or a Path), named by ``path`` whichever was
+    read."""
+    path = Path(path)
     with sqlite_of(path, nsys) as (sqlite, exported_by):
         return replace(read_timeline(sqlite, nvtx, group_by, path), path=str(path), exported_by=exported_by)
 
 
-def load_for_profiling(path: Path, top: int, nsys: str | None = None,
+def load_for_profiling(path: str | Path, top: int, nsys: str | None = None,
                        group_by: str = "kernel") -> tuple[Timeline, dict[str, Representative]]:
     """The timeline of ``path`` and the representative launch of its ``top`` kernels, from one export."""
+    path = Path(path)
     with sqlite_of(path, nsys) as (sqlite, exported_by):
         timeline = replace(read_timeline(sqlite, None, group_by, path), path=str(path), exported_by=exported_by)
         return timeline, representatives(sqlite, [k.name for k in timeline.kernels[:top]], group_by, path)
 
 
-def load_with_configs(path: Path, nsys: str | None = None,
+def load_with_configs(path: str | Path, nsys: str | None = None,
                       group_by: str = "kernel") -> tuple[Timeline, tuple[LaunchConfigTime, ...]]:
     """The timeline of ``path`` and its kernels per launch configuration, from one export."""
+    path = Path(path)
     with sqlite_of(path, nsys) as (sqlite, exported_by):
         timeline = replace(read_timeline(sqlite, None, group_by, path), path=str(path), exported_by=exported_by)
         return timeline, launch_configs(sqlite, group_by, path)
@@ -48,10 +53,11 @@ class Loaded(NamedTuple):
     migrations: dict[tuple[str, tuple[int, int, int], tuple[int, int, int]], Migration] = {}
 
 
-def load_with_streams(path: Path, nvtx: str | None = None, nsys: str | None = None, group_by: str = "kernel",
+def load_with_streams(path: str | Path, nvtx: str | None = None, nsys: str | None = None, group_by: str = "kernel",
                       configs: bool = False, streams: bool = True) -> Loaded:
     """The timeline of ``path`` with its streams (``nsys.streams``; not read without ``streams``), from one export;
     with ``configs``, its launch configurations and the migrations under them (``timeline --work``)."""
+    path = Path(path)
     with sqlite_of(path, nsys) as (sqlite, exported_by), kept():  # the kernels read once for both
         timeline = replace(read_timeline(sqlite, nvtx, group_by, path), path=str(path), exported_by=exported_by)
         trace = stream_trace(sqlite, path) if streams else None

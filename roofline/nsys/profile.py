@@ -1,12 +1,14 @@
 """Run an application under ``nsys profile`` with CUDA tracing only, for `analyze --no-counters`: no performance
 counters are needed, so it works where ncu is refused them (ERR_NVGPUCTRPERM). nsys writes ``BASE.nsys-rep`` and,
 with ``--export sqlite``, ``BASE.sqlite``, which the timeline reader reads. The argument list runs without a shell;
-files already there are refused before anything runs unless ``force``."""
+files already there are refused before anything runs unless ``force``. nsys's and the application's output go to
+standard error, as under ncu: standard output is the analysis's."""
 
 from __future__ import annotations
 
 import shlex
 import subprocess
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +39,21 @@ def plan(nsys: Nsys, base: str, app: Sequence[str], force: bool) -> NsysPlan:
     return NsysPlan(argv, Path(base + NSYS_REPORT), Path(base + NSYS_SQLITE))
 
 
+STDERR_FD = 2
+
+
+def stderr_fd() -> int:
+    """The file descriptor of standard error, for a child's output: ``sys.stderr``'s, else the process's own 2 (a
+    ``sys.stderr`` replaced by one with no descriptor, as under a test runner)."""
+    import io
+
+    try:
+        sys.stderr.flush()
+        return sys.stderr.fileno()
+    except (AttributeError, ValueError, io.UnsupportedOperation):
+        return STDERR_FD
+
+
 def refuse_overwrite(p: NsysPlan, force: bool) -> None:
     """RooflineError when a file the run would write is already there (unless ``force``)."""
     there = [str(f) for f in (p.report, p.sqlite) if f.exists()]
@@ -45,16 +62,15 @@ def refuse_overwrite(p: NsysPlan, force: bool) -> None:
                             "pass --force to overwrite, or choose another --output")
 
 
-def run(p: NsysPlan, timeout_s: float | None = None) -> Path:
-    """Run nsys with the application's output live; the SQLite export's path, or a one-line error."""
+def run(p: NsysPlan) -> Path:
+    """Run nsys with its and the application's output live on standard error (``stderr_fd``); the SQLite export's
+    path, or a one-line error."""
     p.report.parent.mkdir(parents=True, exist_ok=True)
+    sys.stdout.flush()
     try:
-        proc = subprocess.run(list(p.argv), check=False, timeout=timeout_s, stdin=subprocess.DEVNULL)
+        proc = subprocess.run(list(p.argv), check=False, stdin=subprocess.DEVNULL, stdout=stderr_fd())
     except OSError as err:
         raise RooflineError(f"{p.argv[0]} cannot run ({err})", "check the nsys install or pass --nsys PATH") from None
-    except subprocess.TimeoutExpired:
-        raise RooflineError(f"nsys profile ran past the {timeout_s:g} s --timeout",
-                            "give a longer --timeout, or a shorter run of the application") from None
     if proc.returncode != 0:
         raise RooflineError(f"nsys profile exited with code {proc.returncode}: {shlex.join(p.argv)}",
                             "see nsys's messages above; check that the application runs without nsys")

@@ -6,6 +6,7 @@ test_driver_real_ncu.py where a machine without a GPU can produce them).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import signal
 import subprocess
@@ -402,7 +403,11 @@ NO_DRIVER = [
      "ncu profiled no kernel of: /usr/bin/python3 app.py 'a b': the application launched no CUDA kernel"),
     (["==ERROR== Failed to access the following 2 metrics: a, b"], 0, NcuError,
      "ncu: Failed to access the following 2 metrics: a, b: see ncu's log out/app.ncu.log"),
+    (["==ERROR== Option import-source is not supported during range replay."], 1, NcuError,
+     "ncu: Option import-source is not supported during range replay: see ncu's log"),  # not "replay.: see"
     ([], 9, NcuError, "ncu exited with code 9: see ncu's log out/app.ncu.log"),
+    ([], -signal.SIGSEGV, NcuError, "ncu was killed by SIGSEGV: see ncu's log out/app.ncu.log"),
+    ([], -200, NcuError, "ncu was killed by signal 200: see ncu's log"),
     ([], 0, NcuError, "ncu finished but wrote no report out/app.ncu-rep: see ncu's log out/app.ncu.log"),
 ])
 def test_outcomes(logged: Path, messages: list[str], rc: int, error: type[RooflineError], text: str) -> None:
@@ -411,6 +416,28 @@ def test_outcomes(logged: Path, messages: list[str], rc: int, error: type[Roofli
     assert type(err.value) is error
     assert text in str(err.value)
     assert "\n" not in str(err.value)
+
+
+def test_an_app_failure_after_profiled_kernels_names_the_report_and_how_to_analyse_it(logged: Path) -> None:
+    """The application crashed at exit after ncu profiled two launches and wrote the report: the line says the report
+    was written and gives `roofline report FILE`; without profiled kernels (or without the file) it does not."""
+    report = logged / "out" / "app.ncu-rep"
+    report.write_bytes(b"report")
+    messages = ["==PROF== Connected to process 1 (/usr/bin/python3)", "==ERROR== The application returned an error "
+                "code (7).", f"==PROF== Report: {report}"]
+    with pytest.raises(driver.AppFailed) as failed:
+        _outcome(messages, 7, kernels=["k1", "k2"], report=str(report))  # ncu's "Report:" line, as collected
+    assert str(failed.value) == ("the application exited with code 7 under ncu: /usr/bin/python3 app.py 'a b': ncu "
+                                 "profiled 2 kernel launches before and wrote the report: analyse it with: "
+                                 f"roofline report {report}; or fix the application (its last lines are above; ncu's "
+                                 "log: out/app.ncu.log)")
+    with pytest.raises(driver.AppFailed) as none_profiled:
+        _outcome(messages, 7, report=str(report))
+    assert "roofline report" not in str(none_profiled.value)
+    report.unlink()
+    with pytest.raises(driver.AppFailed) as not_written:
+        _outcome(messages, 7, kernels=["k1"], report=str(report))
+    assert "roofline report" not in str(not_written.value)
 
 
 def test_exit_codes_of_failures(logged: Path) -> None:
@@ -599,6 +626,38 @@ def test_the_richer_sets_get_the_hierarchical_roofline_charts_their_ncu_leaves_o
 def test_a_report_is_named_after_the_program_an_interpreter_runs(command: list[str], name: str) -> None:
     """`wrap -- python app.py` (docs/mpi.md) named every report python.rankR...; two scripts shared one name."""
     assert driver.app_name(command) == name
+
+
+@pytest.mark.parametrize(("command", "name"), [
+    (["env", "CUDA_VISIBLE_DEVICES=1", "./x"], "x"),
+    (["/usr/bin/env", "-u", "OMP", "A=1", "B=2", "python3", "-W", "ignore", "train.py"], "train"),
+    (["python3", "-m", "torch.utils.bottleneck", "x.py"], "bottleneck"),  # not "torch.utils" (".bottleneck" cut)
+    (["python", "-mpkg.mod"], "mod"),
+    (["sh", "-c", "exit 7"], "sh"), (["bash", "-c", "./app --size 3"], "bash"),
+    (["bash", "-o", "pipefail", "-ec", "x=1 ./app"], "bash"), (["python3", "-c", "import a; a.run()"], "python3"),
+    (["bash", "run.sh", "--size", "3"], "run"), (["time", "-p", "./app"], "app"), (["env", "A=1"], "env"),
+])
+def test_the_report_name_after_a_launcher_is_the_program_it_runs_never_its_code(command: list[str],
+                                                                               name: str) -> None:
+    """`env VAR=VALUE ./x` was named "CUDA_VISIBLE_DEVICES=1", `python -m a.b.c` "a.b", `sh -c 'exit 7'` "exit 7"."""
+    assert driver.app_name(command) == name
+
+
+def test_a_default_report_name_never_holds_a_space_or_an_equals_sign() -> None:
+    assert driver.app_name(["./my app=1"]) == "my_app_1"
+
+
+@pytest.mark.parametrize(("version", "imported"), [((2020, 2, 1, 0), False), ((2020, 3, 0, 0), True),
+                                                   ((2022, 3, 0, 0), True)])
+def test_import_source_is_left_out_for_an_ncu_older_than_the_option(version: tuple[int, ...],
+                                                                    imported: bool) -> None:
+    """--import-source came with ncu 2020.3 (its release notes); 2020.2 passed the version check and then refused
+    the option roofline adds for --set full."""
+    options = driver.for_version(NcuOptions(section_set="full"), version)
+    argv = driver.build_argv("ncu", options, "r", "r.log", ["app"])
+    assert ("--import-source" in argv) == imported
+    driver.check_version(NcuInstall("/usr/bin/ncu", version, "on PATH"), dataclasses.replace(options,
+                                                                                            section_set="detailed"))
 
 
 def test_an_unset_variable_in_the_reports_file_name_is_refused_before_ncu_runs() -> None:

@@ -98,7 +98,8 @@ def analyze(
 
     ncu_opts.refuse_unknown_option_as_app(ctx, command)
     _refuse_unused_options(ctx, no_counters, from_nsys is not None, fallback == "nsys", bool(work_from))
-    after_app = ncu_opts.own_options_after_app(ctx, command)
+    ncu_opts.refuse_empty_values(choices)
+    after_app = ncu_opts.own_options_after_app(ctx, command, "nsys" if no_counters else "ncu")
     _refuse_document_as_report(choices.output)
     app = driver.resolve_app(command)
     timed = NsysRun(command, app, choices.output, choices.force, nsys, work_from or [], specs, fmt, report_output,
@@ -163,7 +164,12 @@ NCU_ONLY = ("kernel", "kernel_name_base", "section_set", "section", "metrics", "
             "nvtx_include", "replay_mode", "clock_control", "ncu", "ncu_arg", "ceilings", "fallback")
 FROM_NSYS_ONLY = ("top",)  # what --from-nsys picks from its profile
 NSYS_ONLY = ("nsys", "group_by")  # read where nsys runs or its profile is read: --from-nsys, --no-counters, fallback
-WORK_FROM_ONLY = ("specs",)  # with --no-counters: the GPU the --work-from reports are placed on
+WORK_FROM_ONLY = ("specs", "timeout")  # with --no-counters: the GPU the --work-from reports are placed on, and the
+# limit on reading them (--timeout bounds the reading of reports, never a profiling run)
+
+
+WORK_FROM_READ = {"specs": "the specs place only --work-from's kernels",
+                  "timeout": "--timeout bounds only the reading of --work-from's reports (nsys's run has no limit)"}
 
 
 def _refuse_unused_options(ctx: typer.Context, no_counters: bool, from_nsys: bool, nsys_fallback: bool,
@@ -180,7 +186,7 @@ def _refuse_unused_options(ctx: typer.Context, no_counters: bool, from_nsys: boo
             why, fix = f"--no-counters ranks every kernel (the top {TIMELINE_TOP}) and profiles none", \
                 f"leave out {name}"
         elif no_counters and not work_from and param.name in WORK_FROM_ONLY:
-            why, fix = "with --no-counters the specs place only --work-from's kernels", \
+            why, fix = f"with --no-counters {WORK_FROM_READ[param.name]}", \
                 f"add --work-from X.ncu-rep, or leave out {name}"
         elif not from_nsys and param.name in FROM_NSYS_ONLY:
             why, fix = "it applies only with --from-nsys", f"add --from-nsys PROFILE, or leave out {name}"
@@ -259,7 +265,8 @@ class NsysRun:
         """The `roofline analyze --no-counters` command line that times the same application with nsys (a run that
         falls back had no --work-from: it is refused without --no-counters)."""
         output = ["-o", self.output] if self.output is not None else []  # the same files the fallback writes
-        return driver.shell_command(["roofline", "analyze", "--no-counters", *output, *self.command])
+        # -- before APP: the application's arguments stay its own, whatever they look like (--dry-run, -k)
+        return driver.shell_command(["roofline", "analyze", "--no-counters", *output, "--", *self.command])
 
 
 def _offer_fallback(err: CountersDenied, timed: NsysRun, fallback: str) -> None:
@@ -279,6 +286,8 @@ def _offer_fallback(err: CountersDenied, timed: NsysRun, fallback: str) -> None:
 def _time_with_nsys(timed: NsysRun, dry_run: bool) -> None:
     """--no-counters: run the application under nsys (CUDA trace), then rank its kernels as `roofline timeline`
     does; with --work-from, place them on this GPU's roofline with the reports' work."""
+    from msgspec import structs
+
     from roofline.cli.options import work_options
     from roofline.cli.plots import image
     from roofline.cli.terminal import terminal_width
@@ -305,9 +314,10 @@ def _time_with_nsys(timed: NsysRun, dry_run: bool) -> None:
     refuse_unwritable_outputs("timeline", timed.fmt, timed.report_output, timed.plot, [plan.sqlite], REPORT_OUTPUT)
     _spec_catalog(timed.specs)
     typer.echo(f"roofline: timing the kernels with nsys: {driver.shell_command(list(plan.argv))}", err=True)
-    sqlite = profile.run(plan, timed.timeout)
+    sqlite = profile.run(plan)
     typer.echo(f"roofline: wrote {plan.report} and {sqlite}", err=True)
-    document = facade(work_options(timed.specs)).timeline([sqlite], group_by=timed.group_by, work=timed.work_from,
+    options = structs.replace(work_options(timed.specs), time_limit_s=timed.timeout)  # reading --work-from's reports
+    document = facade(options).timeline([sqlite], group_by=timed.group_by, work=timed.work_from,
                                         width=terminal_width(timed.wide), top=TIMELINE_TOP)
     also = []
     if timed.plot is not None and plot_fmt is not None:

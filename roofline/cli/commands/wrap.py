@@ -48,10 +48,12 @@ def wrap(
     """Run one MPI rank: profile it with ncu if chosen (report NAME.rankR.HOST.ncu-rep), else run the app."""
     selection = parse_ranks(ranks)
     ncu_opts.refuse_unknown_option_as_app(ctx, command)
+    ncu_opts.refuse_empty_values(choices)
     after_app = ncu_opts.own_options_after_app(ctx, command)  # --dry-run after APP is refused on every rank
     rank, chooser = _ranks(selection, local_rank, choices.dry_run)
-    app = driver.resolve_app(command)
     host = socket.gethostname()
+    with on_rank(rank, host):  # the application's path may differ between nodes
+        app = driver.resolve_app(command)
     if chooser not in selection:
         run_unprofiled(app, choices.dry_run, f"rank {rank} on {host}: not profiled")
         return

@@ -242,6 +242,7 @@ def test_a_file_roofline_did_not_write_where_the_log_goes_is_still_refused(
 def test_application_failure_shows_its_last_lines(work: Path, monkeypatch: pytest.MonkeyPatch,
                                                   analyses: list) -> None:
     fakencu.install(monkeypatch, work)
+    monkeypatch.setenv("FAKE_NCU_KERNELS", "")  # it launched none: no report
     (work / "app.py").write_text("import sys\nfor i in range(30):\n    print('line', i)\nsys.exit(5)\n")
     result = invoke("app.py")
     assert result.exit_code == 3
@@ -251,6 +252,21 @@ def test_application_failure_shows_its_last_lines(work: Path, monkeypatch: pytes
                     "ncu's log: app.ncu.log)")
     tail = result.stderr.split("roofline: last lines of the application's output:\n")[1]
     assert tail.splitlines()[:10] == [f"  line {i}" for i in range(20, 30)]
+
+
+def test_an_application_failing_after_its_kernels_were_profiled_names_the_report_written(
+        work: Path, monkeypatch: pytest.MonkeyPatch, analyses: list) -> None:
+    """An app that crashes at exit (in MPI_Finalize, say) after ncu profiled its kernels: the report is good, and the
+    line says so and how to analyse it, instead of only "fix the application"."""
+    fakencu.install(monkeypatch, work)
+    (work / "app.py").write_text("import sys\nsys.exit(7)\n")
+    result = invoke("app.py")
+    assert result.exit_code == 3 and (work / "app.ncu-rep").is_file()
+    [line] = error_lines(result)
+    assert line == (f"roofline: error: the application exited with code 7 under ncu: "
+                    f"{shlex.join([sys.executable, 'app.py'])}: ncu profiled 2 kernel launches before and wrote the "
+                    f"report: analyse it with: roofline report {work / 'app.ncu-rep'}; or fix the application "
+                    "(its last lines are above; ncu's log: app.ncu.log)")
 
 
 def test_kernel_filter_without_match(work: Path, monkeypatch: pytest.MonkeyPatch, analyses: list) -> None:
@@ -644,6 +660,7 @@ def test_an_option_value_ncu_rejects_is_quoted_and_no_missing_log_is_named(
 def test_a_script_missing_a_module_names_the_python_that_ran_it(work: Path, monkeypatch: pytest.MonkeyPatch,
                                                                 analyses: list) -> None:
     fakencu.install(monkeypatch, work)
+    monkeypatch.setenv("FAKE_NCU_KERNELS", "")  # the import failed before any kernel
     (work / "app.py").write_text("import no_such_module_for_roofline\n")
     result = invoke("app.py", "--n", "2")
     assert result.exit_code == 3
@@ -671,3 +688,40 @@ def test_a_document_name_given_to_o_is_refused_naming_report_output(work: Path, 
         f"analysis with --report-output {output}, and give -o a report name or none"]
     assert fake.argvs() == []
     assert invoke("--dry-run", "-o", "out.json.ncu-rep", "app.py").exit_code == 0  # a report name says so
+
+
+@pytest.mark.parametrize("args, option", [
+    (("-o", ""), "--output"), (("--section", ""), "--section"), (("--set", "none", "--metrics", " "), "--metrics"),
+    (("--ncu-arg", ""), "--ncu-arg"), (("--nvtx-include", ""), "--nvtx-include"), (("--ncu", ""), "--ncu")])
+def test_an_empty_option_value_is_refused_before_ncu_runs(work: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          args: tuple[str, ...], option: str) -> None:
+    """-o '' wrote the hidden .ncu-rep and .ncu.log; --section '' got ncu's "did not match any section.: see"; an
+    empty --ncu-arg got ncu's 80-name "ambiguous" line: now one line each, exit 2, and ncu never runs."""
+    fake = fakencu.install(monkeypatch, work)
+    result = invoke(*args, "app.py")
+    value = args[-1]
+    assert result.exit_code == 2, result.output
+    assert error_lines(result) == [f"roofline: error: {option} {shlex.quote(value)}: an empty value: give {option} a "
+                                   "value, or leave it out"]
+    assert fake.argvs() == [] and not (work / ".ncu-rep").exists()
+
+
+def test_a_dry_run_warns_when_the_ncu_found_is_too_old_for_the_options(work: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The real run refuses an ncu 2020.3 for --set roofline (exit 3); the dry run printed the command without a
+    word, nor the version it found. It now names both, and still prints the command (it may be run elsewhere)."""
+    fake = fakencu.install(monkeypatch, work, "old")
+    result = invoke("--dry-run", "app.py")
+    assert result.exit_code == 0, result.output
+    assert shlex.split(result.stdout)[0] == fake.path
+    assert result.stderr == (f"roofline: warning: ncu 2020.3.1.0 at {fake.path} (found on PATH) is too old for --set "
+                             "roofline (needs 2021.3 or newer), so the run would refuse it: install a newer Nsight "
+                             "Compute and pass --ncu PATH or set ROOFLINE_NCU\n")
+    assert invoke("app.py").exit_code == 3  # the run's refusal the warning announced
+
+
+def test_a_dry_run_names_the_ncu_and_version_it_found(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = fakencu.install(monkeypatch, work)
+    result = invoke("--dry-run", "app.py")
+    assert result.exit_code == 0, result.output
+    assert result.stderr == f"roofline: the command is for ncu 2022.3.0.0 at {fake.path} (found on PATH)\n"

@@ -49,7 +49,7 @@ def test_a_refusal_says_the_cause_the_fix_and_the_fallback(work: Path, monkeypat
     error = next(i for i, line in enumerate(lines) if line.startswith("roofline: error:"))
     assert "(ERR_NVGPUCTRPERM): run as root" in lines[error]
     assert lines[error + 1].startswith("roofline: without counters, nsys still times every kernel")
-    assert lines[error + 1].endswith(": roofline analyze --no-counters app.py --size 8")
+    assert lines[error + 1].endswith(": roofline analyze --no-counters -- app.py --size 8")
     assert fake.argvs() == []  # offered, not run
 
 
@@ -167,4 +167,78 @@ def test_the_offered_fallback_keeps_the_report_name_the_fallback_writes(work: Pa
     result = invoke("-o", "p2", "app.py")
     assert result.exit_code == 3, result.output
     offered = next(line for line in result.stderr.splitlines() if "nsys still times every kernel" in line)
-    assert offered.endswith(": roofline analyze --no-counters -o p2 app.py") and fake.argvs() == []
+    assert offered.endswith(": roofline analyze --no-counters -o p2 -- app.py") and fake.argvs() == []
+
+
+def test_no_counters_keeps_the_applications_output_off_standard_output(
+        work: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]) -> None:
+    """`--no-counters --format json > x.json` began with the app's and nsys's own lines: the JSON did not load."""
+    fakensys.install(monkeypatch, work, EXPORT)
+    result = invoke("--no-counters", "--format", "json", "app.py")
+    assert result.exit_code == 0, result.output
+    json.loads(result.stdout)
+    out, err = capfd.readouterr()
+    assert "app ran" not in out and "app ran" in err
+
+
+def test_the_offered_fallback_runs_as_written_whatever_the_apps_arguments(work: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """The line offered dropped the user's --: with app arguments like --dry-run, copied, it was refused."""
+    fakencu.install(monkeypatch, work, "perm")
+    fake = fakensys.install(monkeypatch, work, EXPORT)
+    (work / "app.py").write_text("import json, sys\njson.dump(sys.argv[1:], open('app.args', 'w'))\n")
+    result = invoke("-o", "p4", "--", "app.py", "--dry-run", "-k", "3")
+    assert result.exit_code == 3, result.output
+    offered = next(line for line in result.stderr.splitlines() if "nsys still times every kernel" in line)
+    command = shlex.split(offered.split("): ", 1)[1])
+    assert command == ["roofline", "analyze", "--no-counters", "-o", "p4", "--", "app.py", "--dry-run", "-k", "3"]
+    rerun = invoke(*command[2:])
+    assert rerun.exit_code == 0, rerun.output
+    assert "warning" not in rerun.stderr and json.loads((work / "app.args").read_text()) == ["--dry-run", "-k", "3"]
+    assert fake.argvs()[0][-4:] == ["app.py", "--dry-run", "-k", "3"]
+
+
+def test_dry_run_after_app_under_no_counters_says_nsys_would_run(work: Path) -> None:
+    result = invoke("--no-counters", "app.py", "--dry-run")
+    assert result.exit_code == 2
+    assert ("roofline: error: --dry-run after APP (app.py) would go to the application and nsys would run: move "
+            "--dry-run before APP") in result.stderr
+
+
+def test_timeout_without_work_from_is_refused_under_no_counters(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--timeout bounds the reading of reports: under --no-counters only --work-from's are read."""
+    fake = fakensys.install(monkeypatch, work, EXPORT)
+    result = invoke("--no-counters", "--timeout", "5", "app.py")
+    assert result.exit_code == 2
+    assert result.stderr == ("roofline: error: --timeout: with --no-counters --timeout bounds only the reading of "
+                             "--work-from's reports (nsys's run has no limit): add --work-from X.ncu-rep, or leave "
+                             "out --timeout\n")
+    assert fake.argvs() == []
+
+
+def test_timeout_bounds_the_reading_of_the_work_from_reports(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from roofline.cli import workflow
+
+    fakensys.install(monkeypatch, work, EXPORT)
+    asked = []
+    original = workflow.facade
+
+    def recording(options, jobs=1):
+        asked.append(options.time_limit_s)
+        return original(options, jobs)
+
+    monkeypatch.setattr(workflow, "facade", recording)
+    report = H100 / "torch-bf16.roofline.ncu-rep"
+    result = invoke("--no-counters", "--work-from", report, "--timeout", "600", "--format", "json", "app.py")
+    assert result.exit_code == 0, result.output
+    assert asked[-1] == 600
+
+
+def test_fallback_nsys_runs_the_application_without_a_time_limit(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--timeout 0.5 under --fallback nsys stopped nsys after 0.5 s (not its application: it went on running)."""
+    fakencu.install(monkeypatch, work, "perm")
+    fakensys.install(monkeypatch, work, EXPORT)
+    (work / "app.py").write_text("import time\ntime.sleep(1)\nprint('app ran')\n")
+    result = invoke("--fallback", "nsys", "--timeout", "0.5", "app.py")
+    assert result.exit_code == 3, result.output
+    assert "past the" not in result.stderr and "1  sgemm_tiled" in result.stdout

@@ -130,8 +130,10 @@ def test_application_failure_keeps_its_exit_code(work: Path, monkeypatch: pytest
     result = invoke("app.py", "7")
     assert result.exit_code == 7
     assert error_lines(result) == [f"roofline: error: rank 0 on {HOST}: the application exited with code 7 under "
-                                   f"ncu: {shlex.join([sys.executable, 'app.py', '7'])}: fix the application (its "
-                                   f"last lines are above; ncu's log: app.rank0.{HOST}.ncu.log)"]
+                                   f"ncu: {shlex.join([sys.executable, 'app.py', '7'])}: ncu profiled 2 kernel "
+                                   "launches before and wrote the report: analyse it with: roofline report "
+                                   f"{work / f'app.rank0.{HOST}.ncu-rep'}; or fix the application (its last lines are "
+                                   f"above; ncu's log: app.rank0.{HOST}.ncu.log)"]
 
 
 @pytest.mark.parametrize("scenario, code, message", [
@@ -181,8 +183,10 @@ def test_dry_run_outside_mpi_shows_the_first_selected_rank(work: Path, monkeypat
     assert shlex.split(result.stdout, comments=True)[0] == fake.path
     assert shlex.split(result.stdout, comments=True)[-3] == f"app.rank{shown}.{HOST}.ncu-rep"
     assert result.stdout.endswith(f"  # rank {shown} on {HOST}: profiled\n")
-    assert result.stderr.startswith("roofline: note: no MPI rank in the environment (looked for ")
-    assert result.stderr.endswith(f": showing what rank {shown} would run on this host\n")
+    note, found = result.stderr.splitlines()
+    assert note.startswith("roofline: note: no MPI rank in the environment (looked for ")
+    assert note.endswith(f": showing what rank {shown} would run on this host")
+    assert found == f"roofline: the command is for ncu 2022.3.0.0 at {fake.path} (found on PATH)"
     assert fake.argvs() == [] and execs == []
 
 
@@ -269,3 +273,28 @@ def test_the_rank_variable_names_the_folder(work: Path, monkeypatch: pytest.Monk
     argv = fake.argvs()[0]
     assert argv[argv.index("-o") + 1] == f"r_4/app.rank4.{HOST}.ncu-rep"
     assert (work / "r_4" / f"app.rank4.{HOST}.ncu-rep").is_file() and not (work / "r_%q{OMPI_COMM_WORLD_RANK}").exists()
+
+
+@pytest.mark.parametrize("ranks", ["0", "1"])
+def test_a_missing_application_is_named_with_the_rank_and_host(work: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               execs: list, ranks: str) -> None:
+    """An application's path can differ between nodes (node-local /tmp, modules): like the other errors that can,
+    the line names the rank and host, on a profiled rank and on one that is not."""
+    fake = fakencu.install(monkeypatch, work)
+    monkeypatch.setenv("OMPI_COMM_WORLD_RANK", "0")
+    result = invoke("--ranks", ranks, "--", "./nope")
+    assert result.exit_code == 2
+    assert error_lines(result) == [f"roofline: error: rank 0 on {HOST}: ./nope: not found or not executable: give the "
+                                   "application's path (e.g. ./app) or put it on PATH"]
+    assert fake.argvs() == [] and execs == []
+
+
+def test_an_empty_option_value_is_refused_on_every_rank(work: Path, monkeypatch: pytest.MonkeyPatch,
+                                                        execs: list) -> None:
+    fake = fakencu.install(monkeypatch, work)
+    monkeypatch.setenv("OMPI_COMM_WORLD_RANK", "0")
+    result = invoke("-o", "", "app.py")
+    assert result.exit_code == 2
+    assert error_lines(result) == ["roofline: error: --output '': an empty value: give --output a value, or leave it "
+                                   "out"]
+    assert fake.argvs() == [] and execs == []
