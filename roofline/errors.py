@@ -6,9 +6,12 @@ Library code raises these; only the CLI turns them into a printed line and an ex
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 
 USAGE_EXIT = 2  # bad input: missing/corrupt file, no kernel matched, malformed spec
 TOOL_EXIT = 3  # an external tool (ncu, the application) failed
+# The fix for a report none of whose launches is valid (no time, an impossible value): one text for every command
+REPROFILE_INVALID = "profile the kernels again (roofline report FILE shows each launch's problem)"
 
 
 class LeftOutCause(enum.Enum):
@@ -65,3 +68,12 @@ class NcuError(RooflineError):
 
 class CountersDenied(NcuError):
     """ncu was refused the GPU's performance counters (ERR_NVGPUCTRPERM): nsys can still time the kernels."""
+
+
+class NoReportAnalysed(RooflineError):
+    """Every report file of a command that goes on past bad ones was bad: each one's error, the worst exit status."""
+
+    def __init__(self, errors: Sequence[RooflineError]) -> None:
+        super().__init__("; ".join(str(e) for e in errors))
+        self.errors = tuple(errors)
+        self.exit_code = max(e.exit_code for e in errors)

@@ -45,7 +45,11 @@ from roofline.documents.kinds import (
     SummaryDocument,
     TimelineDocument,
 )
-from roofline.errors import RooflineError
+from roofline.errors import (  # NoReportAnalysed: also imported from here
+    REPROFILE_INVALID,
+    NoReportAnalysed,
+    RooflineError,
+)
 from roofline.pipeline import AnalysisOptions
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -83,18 +87,9 @@ def _refuse_unprojectable(path: str | os.PathLike[str], comparison: Comparison) 
     causes = {k.cause for k in lacking.left_out_kernels}
     why = [words for cause, words in LEFT_OUT_WORDS.items() if cause in causes]
     what = f"{lacking.left_out} launches: {'; '.join(why)}" if why else "no valid launch"
-    raise RooflineError(f"{path}: no launch can be projected ({what})",
-                        "re-profile with --set roofline or --set full (each collects the launch times and the units' "
-                        "throughputs)")
-
-
-class NoReportAnalysed(RooflineError):
-    """Every report file of a command that goes on past bad ones was bad: each one's error, the worst exit status."""
-
-    def __init__(self, errors: Sequence[RooflineError]) -> None:
-        super().__init__("; ".join(str(e) for e in errors))
-        self.errors = tuple(errors)
-        self.exit_code = max(e.exit_code for e in errors)
+    fix = ("re-profile with --set roofline or --set full (each collects the launch times and the units' throughputs)"
+           if why else REPROFILE_INVALID)
+    raise RooflineError(f"{path}: no launch can be projected ({what})", fix)
 
 
 class NcuPlan(NamedTuple):

@@ -49,7 +49,7 @@ from roofline.analysis.time_model import LAUNCH, TAIL, Change, reach, reach_floo
 from roofline.analysis.work import Work, WorkCheck, compare_work, launch_work
 from roofline.core.model import PRECISIONS
 from roofline.core.thresholds import CLOCK_TOLERANCE, LAUNCH_FLOOR_S, TAIL_NAMED, WORK_TOLERANCE
-from roofline.errors import ReportError
+from roofline.errors import REPROFILE_INVALID, ReportError
 from roofline.ncu import metrics as m
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -511,7 +511,7 @@ def grade_report(analysis: ReportAnalysis, spec: DeviceSpec | None, baseline: Re
 
     if not analysis.groups:
         raise ReportError(f"{analysis.report.path}: nothing to grade: {no_valid_launch(analysis)}",
-                          "profile the kernels again (roofline report FILE shows each launch's problem)")
+                          REPROFILE_INVALID)
     if baseline is not None and not baseline.groups:
         raise ReportError(f"{baseline.report.path}: no baseline kernel to check the work against: "
                           f"{no_valid_launch(baseline)}", "profile the baseline's kernels again, or leave --baseline "

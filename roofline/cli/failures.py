@@ -42,8 +42,7 @@ def say(err: RooflineError, args: Sequence[str]) -> int:
     print nothing and end with 0, or mpiexec would stop the job, rank 0 too, before its line. Other errors may
     differ between nodes (mpi4py missing on one): every rank prints those."""
     from roofline.cli.ranks import other_mpi_rank
-    from roofline.errors import UsageError
-    from roofline.facade import NoReportAnalysed
+    from roofline.errors import NoReportAnalysed, UsageError
 
     if isinstance(err, UsageError) and "--mpi" in args and other_mpi_rank(os.environ):
         return 0

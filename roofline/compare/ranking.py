@@ -26,7 +26,7 @@ from roofline.core.choices import GroupBy
 from roofline.core.model import Ceilings
 from roofline.core.thresholds import LAUNCH_FLOOR_S
 from roofline.core.units import seconds
-from roofline.errors import ReportError, UsageError
+from roofline.errors import REPROFILE_INVALID, ReportError, UsageError
 
 # What the recoverable time counts (analysis.recoverable_s), said wherever it is shown.
 RECOVERABLE_COUNTS = ("recoverable = each launch's time above its floor at the peaks a kernel can reach, where it "
@@ -121,7 +121,7 @@ def nothing_to_summarise(summaries: Sequence[AppSummary]) -> list[ReportError]:
     if any(s.group_count for s in summaries):
         return []
     return [ReportError(f"{s.report.path}: nothing to summarise: {s.no_kernel or 'no kernel group'}",
-                        "profile the kernels again (roofline report FILE shows each launch's problem)")
+                        REPROFILE_INVALID)
             for s in summaries]
 
 

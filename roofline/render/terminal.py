@@ -4,6 +4,7 @@ that returns the text, borderless tables, and kernel names fitted to the room th
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -60,6 +61,38 @@ def escape(text: str) -> str:
     from rich.markup import escape as rich_escape
 
     return rich_escape(visible(text))
+
+
+GLUE = "\ue000"  # a space no wrap breaks at (``hanging``), printed as a space (private use: rare in report text)
+_KEPT_SPACE = re.compile(r"(?<=\d) (?=[A-Za-z])|(?<=\S) (?=[-+]?\d[\d,.]*%)")  # "219 ms", "L2 73.44%"
+
+
+def unbroken(text: str) -> str:
+    """``text`` as one piece that ``hanging`` never breaks: a label kept with its value ("L1 17.23% of active
+    cycles")."""
+    return text.replace(" ", GLUE)
+
+
+def hanging(text: str, width: int) -> list[str]:
+    """``text`` wrapped to ``width`` columns, its continuation lines two spaces further in than its own indentation,
+    never between a number and its unit, a word and the percent after it, nor inside an ``unbroken`` piece;
+    escaped for rich (print with ``soft_wrap=True``, so that rich wraps nothing again)."""
+    import textwrap
+
+    from rich.markup import escape as rich_escape
+
+    body = text.lstrip(" ")
+    indent = " " * (len(text) - len(body))
+    glued = _KEPT_SPACE.sub(GLUE, visible(body))
+    lines = textwrap.wrap(glued, max(width, len(indent) + 20), initial_indent=indent,
+                          subsequent_indent=indent + "  ", break_on_hyphens=False, break_long_words=False)
+    return [rich_escape(line.replace(GLUE, " ")) for line in lines] or [""]
+
+
+def print_hanging(console: Console, text: str, style: str = "") -> None:
+    """Print ``text`` wrapped to the console's width as ``hanging`` wraps it, each line in ``style`` if given."""
+    for line in hanging(text, console.width):
+        console.print(f"[{style}]{line}[/{style}]" if style else line, highlight=False, soft_wrap=True)
 
 
 def warning_lines(warnings: Sequence[str]) -> list[str]:

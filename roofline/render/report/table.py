@@ -37,7 +37,17 @@ from roofline.render.report.prose import (
     unavailable_line,
     verdict_pct,
 )
-from roofline.render.terminal import Cell, add_rows, escape, fitted, record, warning_lines
+from roofline.render.terminal import (
+    Cell,
+    add_rows,
+    escape,
+    fitted,
+    hanging,
+    print_hanging,
+    record,
+    unbroken,
+    warning_lines,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
@@ -103,11 +113,10 @@ def _print_report(console: Console, v: ReportView) -> None:
     own = sets.get("measured-clock")
     clock = own.clock_note if own is not None else ""
     if clock and not (v.scaled is not None and v.scaled.every):  # else the note below says where they came from
-        console.print(f"[dim]kernel-clock = the report's peak counters x {escape(clock)}[/dim]",
-                      highlight=False)
+        print_hanging(console, f"kernel-clock = the report's peak counters x {clock}", "dim")
     scaled = scaled_roofs_note(v.scaled)
     if scaled:
-        console.print(f"[dim]* {escape(scaled)}[/dim]", highlight=False)
+        print_hanging(console, f"* {scaled}", "dim")
     console.print(_launch_table(a, console.width))
     hidden = hidden_launches(a.launches)
     if hidden:
@@ -140,19 +149,15 @@ def _print_memory(console: Console, kernels: Sequence[AdvisedKernel]) -> None:
         console.print(f"  {k.launch.key} {fitted(name, console.width - len(k.launch.key) - 3)}", highlight=False)
         sol = [f"{SOL_LABELS[unit]} {sol_text(v.value, unit in p.sol_over_active)}" for unit, v in p.sol_pct.items()
                if v.value is not None]
-        if sol:
-            console.print(escape("    SOL " + "  ".join(sol)), highlight=False)
         rates = [f"{NAMES[level]} hit {hit_pct(v.value)}{_by_op(p) if level == 'l2' else ''}"
                  for level, v in p.hit_rate_pct.items() if v.value is not None]
-        if rates:
-            console.print(escape("    " + "  ".join(rates)), highlight=False)
-        for labels in MEMORY_EDGE_LINES:
-            traffic = [f"{label} {si(p.traffic[edge].value, unit)}{_of_peak(p, edge)}" for edge, label, unit in labels
-                       if p.traffic[edge].value is not None]
-            if traffic:
-                console.print(escape("    " + "  ".join(traffic)), highlight=False)
-        for line in (line for note in p.notes for line in _hanging(memory_note_text(note), console.width, 4)):
-            console.print(f"[dim]{line}[/dim]", highlight=False)
+        traffic = [[f"{label} {si(p.traffic[edge].value, unit)}{_of_peak(p, edge)}" for edge, label, unit in labels
+                    if p.traffic[edge].value is not None] for labels in MEMORY_EDGE_LINES]
+        for items in ([f"SOL {sol[0]}", *sol[1:]] if sol else [], rates, *traffic):
+            if items:  # each label with its value on one line, however narrow the terminal
+                print_hanging(console, "    " + "  ".join(unbroken(item) for item in items))
+        for note in p.notes:
+            print_hanging(console, f"    {memory_note_text(note)}", "dim")
 
 
 def _by_op(p: MemoryPicture) -> str:
@@ -235,7 +240,7 @@ def _print_hotspots(console: Console, kernels: Sequence[AdvisedKernel]) -> None:
         if not h.lines and h.source_missing:
             fixes.setdefault(h.source_missing, []).append(k.launch.key)
     for fix, keys in sorted(fixes.items()):
-        console.print(f"[dim]No source lines for {', '.join(keys)}: {escape(fix)}.[/dim]", highlight=False)
+        print_hanging(console, f"No source lines for {', '.join(keys)}: {fix}.", "dim")
 
 
 def _ceilings_table(v: ReportView) -> Table:
@@ -366,33 +371,24 @@ def _problems(v: ReportView, width: int) -> list[str]:
     why = [unavailable_line(u, len(a.valid_launches)) for u in v.unavailable]
     if why:
         lines.append("[bold]Why n/a[/bold] (not measured, or no ceiling; --format json names each metric):")
-        lines += [line for text in why for line in _hanging(text, width, 2)]
+        lines += [line for text in why for line in hanging(f"  {text}", width)]
     flagged = [(k.launch.key, flag) for k in a.launches for flag in k.flags]
     if flagged:
         lines.append("[bold red]Above a ceiling (!)[/bold red]:")
-        lines += [line for key, flag in flagged for line in _hanging(f"{key}: {flag}", width, 2)]
+        lines += [line for key, flag in flagged for line in hanging(f"  {key}: {flag}", width)]
     notes = flop_notes_text(v.notes)
-    lines += [line for note in notes for line in _hanging(f"note: {note}", width, 0)]
+    lines += [line for note in notes for line in hanging(f"note: {note}", width)]
     levels: dict[str, set[str]] = defaultdict(set)
     for k in a.launches:
         for level in k.inverted_levels:
             levels[inverted_level_text(level)].add(k.launch.key)
     lines += [line for note, keys in levels.items()
-              for line in _hanging(f"memory levels [{launch_count(len(keys), len(a.launches))}]: {note}", width, 0)]
+              for line in hanging(f"memory levels [{launch_count(len(keys), len(a.launches))}]: {note}", width)]
     invalid = [k.launch for k in a.launches if k.launch.invalid]
     if invalid:
         lines.append("[bold yellow]Invalid launches[/bold yellow] (left out of times, rankings and verdicts):")
-        lines += [line for k in invalid for line in _hanging(f"{k.key} {k.name}: {k.invalid}", width, 2)]
+        lines += [line for k in invalid for line in hanging(f"  {k.key} {k.name}: {k.invalid}", width)]
     return lines
-
-
-def _hanging(text: str, width: int, indent: int) -> list[str]:
-    """``text`` wrapped to ``width`` columns after ``indent`` spaces, its continuation lines two spaces further in,
-    escaped for rich."""
-    import textwrap
-
-    return [escape(line) for line in textwrap.wrap(text, width, initial_indent=" " * indent,
-                                                   subsequent_indent=" " * (indent + 2), break_on_hyphens=False)]
 
 
 def _total(size: int | None) -> tuple[int] | None:

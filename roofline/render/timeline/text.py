@@ -15,7 +15,7 @@ from roofline.core.timeline import DeviceTime, KernelTime, Timeline
 from roofline.core.units import counted, seconds, share_pct, si
 from roofline.render import TIMELINE_CSV_COLUMNS
 from roofline.render.names import csv_text, markdown_text, visible
-from roofline.render.terminal import add_rows, escape, plain_table, record
+from roofline.render.terminal import add_rows, escape, plain_table, print_hanging, record
 from roofline.render.timeline import streams, work
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -126,8 +126,8 @@ def render_table(doc: TimelineSet, top: int = 0, width: int = 80) -> str:
 def _print(console: Console, doc: TimelineSet, top: int) -> None:
     for t in doc.timelines:
         console.print(f"[bold]{escape(heading(t))}[/bold]", highlight=False)
-        for line in device_lines(t):
-            console.print(escape(line), highlight=False)
+        for line in device_lines(t):  # wrapped lines indented under their own
+            print_hanging(console, line)
         more = len(t.kernels) - len(shown(t, top))
         caption = SHARE_NOTE + (f"; {more} more kernels (--top 0 shows all)" if more > 0 else "")
         table = plain_table("", KERNEL_COLUMNS, caption=caption, name_column=1)
@@ -141,7 +141,7 @@ def _print(console: Console, doc: TimelineSet, top: int) -> None:
             console.print(add_rows(plain_table("", TRANSFER_COLUMNS), [[KernelName(r[0]), *r[1:]]
                                                                       for r in transfer_cells(t)], console.width))
         for line in memory_lines(t):
-            console.print(escape(line), highlight=False)
+            print_hanging(console, line)
         if t.nvtx:
             # the title on a line of its own: as a table's title it wraps to the table's width
             console.print(f"NVTX ranges ({min(len(t.nvtx), NVTX_SHOWN)} of {len(t.nvtx)} names, longest first; "
@@ -157,23 +157,23 @@ def _print(console: Console, doc: TimelineSet, top: int) -> None:
     if doc.streams is not None:
         console.print(f"[bold]{STREAMS_TITLE}[/bold]", highlight=False)
         for line in streams.lines(doc.streams, len(doc.timelines) > 1):
-            console.print(escape(line), highlight=False)
+            print_hanging(console, line)
     if doc.work is not None:
         _print_work(console, doc.work)
         for line in work.time_gap_lines(doc.time_gaps):
-            console.print(escape(line), highlight=False)
+            print_hanging(console, line)
 
 
 def _print_work(console: Console, w: BorrowedWork) -> None:
     """The kernels on this GPU's roofline with the report's work (``render.timeline.work``)."""
     console.print(f"[bold]{escape(work.title(w))}[/bold]", highlight=False)
-    console.print(escape(work.headline(w)), highlight=False)
+    print_hanging(console, work.headline(w))
     if w.kernels:
         table = plain_table("", work.COLUMNS, caption=work.LEGEND, name_column=1)
         console.print(add_rows(table, [[work.shown_name(k) if j == 1 else c for j, c in enumerate(work.cells(i, k))]
                                        for i, k in enumerate(w.kernels, 1)], console.width))
     for line in work.unmatched_lines(w):
-        console.print(escape(line), highlight=False)
+        print_hanging(console, line)
 
 
 class Part(NamedTuple):

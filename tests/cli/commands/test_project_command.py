@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 import roofline
 from roofline.cli.app import app
+from roofline.errors import REPROFILE_INVALID
 from roofline.render.report.json import SCHEMA_VERSION
 from tests.conftest import REPO
 
@@ -266,6 +267,8 @@ def test_a_report_of_invalid_launches_only_is_one_line_not_an_empty_table(tmp_pa
         result = runner.invoke(app, ["project", str(path), "--to", to])
         assert result.exit_code == 2 and result.stdout == ""
         assert f"{path}: no launch can be projected (no valid launch)" in result.stderr
+        # the launches are invalid, not short of metrics: the fix is grade's and summary's, not a --set
+        assert REPROFILE_INVALID in result.stderr and "--set" not in result.stderr
 
 
 def test_launches_left_out_are_named_in_every_format_of_several_gpus(shared_report):

@@ -418,3 +418,21 @@ def test_a_verdict_near_its_threshold_shows_a_decimal(roofline_report, raw_actio
     number = [float(cell.rsplit(" ", 1)[1].rstrip("%")) for cell in (first, fifth)]
     assert number[0] >= 60.0 > number[1], (first, fifth)
     assert table.verdict_cell(launches[21].verdict) == f"latency: FP64 {launches[21].verdict.busiest.pct:.0f}%"
+
+
+def test_at_80_columns_the_memory_lines_wrap_under_their_block_and_keep_each_label_with_its_value():
+    """H100 CuPy triad (examples/, full set): the SOL line is longer than 80 columns; its fifth figure goes onto a
+    line of its own six spaces in, "L2 73.44%" whole, not "L2" at one line's end and "73.44%" at column 0."""
+    from pathlib import Path
+
+    from roofline.pipeline import analyze_files
+
+    example = Path(__file__).resolve().parents[3] / "examples" / "h100" / "triad-cupy.full.ncu-rep"
+    text = table.render(views(analyze_files([example])), width=80)
+    lines = text.splitlines()
+    sol = next(i for i, line in enumerate(lines) if line.startswith("    SOL "))
+    assert lines[sol] == "    SOL SM 44.10%  memory 74.11%  DRAM 74.11%  L1 17.23% of active cycles"
+    assert lines[sol + 1] == "      L2 73.44%"
+    assert all(len(line) <= 80 for line in lines)
+    first, wrapped = next((line, lines[i + 1]) for i, line in enumerate(lines) if line.startswith("kernel-clock = "))
+    assert first.endswith("locked") and wrapped == "  to base (1.58 GHz)"
