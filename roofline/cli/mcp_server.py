@@ -29,7 +29,17 @@ from roofline.cli.output import DOCUMENT_OPTION, named_by
 from roofline.core.choices import TargetClock
 from roofline.core.files import file_kind
 from roofline.core.model import CeilingSet
-from roofline.core.thresholds import ALPHA, MIN_SHARE_PCT, SLOWER_PCT, TOTAL_SLOWER_PCT, WORK_TOLERANCE
+from roofline.core.thresholds import (
+    ALPHA,
+    MAX_ALPHA,
+    MAX_ROOF_DROP_PTS,
+    MAX_SLOWER_PCT,
+    MAX_WORK_TOLERANCE_PCT,
+    MIN_SHARE_PCT,
+    SLOWER_PCT,
+    TOTAL_SLOWER_PCT,
+    WORK_TOLERANCE,
+)
 from roofline.errors import RooflineError
 from roofline.pipeline import AnalysisOptions
 from roofline.specs.catalog import LIST_IDS
@@ -574,21 +584,26 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         = "name",
         maps: Annotated[list[str] | None, Field(description="Explicit pairs BASE_REGEX=NEW_REGEX.")] = None,
         kernel: Filters = None,
-        fail_if_slower: Annotated[float, finite(ge=0, description="Regression: a kernel slower by more than this "
-                                               "percent per launch (beyond the noise).")] = SLOWER_PCT,
+        fail_if_slower: Annotated[float, finite(ge=0, le=MAX_SLOWER_PCT, description="Regression: a kernel slower "
+                                               "by more than this percent per launch (beyond the noise).")]
+        = SLOWER_PCT,
         min_share: Annotated[float, finite(ge=0, le=100, description="Gate only kernels with at least this percent "
                                           "of either report's time.")] = MIN_SHARE_PCT,
-        fail_if_total_slower: Annotated[float, finite(ge=0, description="Regression: the gated kernels together "
-                                                     "slower by more than this percent.")] = TOTAL_SLOWER_PCT,
-        fail_if_roof_drop: Annotated[float | None, finite(ge=0, description="Regression: percent of roof down by "
-                                                         "more than this many points.")] = None,
+        fail_if_total_slower: Annotated[float, finite(ge=0, le=MAX_SLOWER_PCT, description="Regression: the gated "
+                                                     "kernels together slower by more than this percent.")]
+        = TOTAL_SLOWER_PCT,
+        fail_if_roof_drop: Annotated[float | None, finite(ge=0, le=MAX_ROOF_DROP_PTS, description="Regression: "
+                                                         "percent of roof down by more than this many points.")]
+        = None,
         fail_if_new_share: Annotated[float | None, finite(ge=0, le=100, description="Regression: the kernels only "
                                                           "the new report runs take more than this percent of its "
                                                           "kernel time.")] = None,
-        work_tolerance: Annotated[float, finite(ge=0, description="Percent of work difference beyond which a pair is "
-                                               "different work (compared by throughput, never by time).")]
+        work_tolerance: Annotated[float, finite(ge=0, lt=MAX_WORK_TOLERANCE_PCT, description="Percent of work "
+                                               "difference beyond which a pair is different work (compared by "
+                                               "throughput, never by time).")]
         = 100.0 * WORK_TOLERANCE,
-        alpha: Annotated[float, finite(gt=0, lt=0.5, description="Significance level of the noise test.")] = ALPHA,
+        alpha: Annotated[float, finite(gt=0, lt=MAX_ALPHA, description="Significance level of the noise test.")]
+        = ALPHA,
         gate_different_work: Annotated[bool, Field(description="Gate different-work pairs on time per unit of "
                                                    "work.")] = False,
         allow_different_gpu: Annotated[bool, Field(description="Judge reports from different GPUs or ncu versions.")]

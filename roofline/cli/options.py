@@ -15,7 +15,7 @@ from typer._click.types import ParamType
 from roofline.core.choices import OUTPUT_OPTION, GroupBy, NameBase, TargetClock
 from roofline.core.kernel_filter import LANGUAGE, NAME_BASE_HELP
 from roofline.core.model import CeilingSet
-from roofline.core.thresholds import READ_LIMIT_BASE_S, READ_LIMIT_S_PER_MIB
+from roofline.core.thresholds import MAX_ALPHA, MAX_WORK_TOLERANCE_PCT, READ_LIMIT_BASE_S, READ_LIMIT_S_PER_MIB
 from roofline.pipeline import AnalysisOptions
 from roofline.render.base import (
     Kind,
@@ -44,12 +44,14 @@ MAX_TIMEOUT_S = 1e6  # --timeout: 11 days; far beyond it, the deadline overflows
 class Number(ParamType):
     """The one check of every numeric option: a finite number (nan and inf pass comparisons such as ``x >= 0``,
     which would switch a gate off, and cannot be written as JSON) from ``low`` to ``high`` (``above``: ``low``
-    itself excluded). A value outside is a usage error naming the option (exit 2)."""
+    itself excluded; ``below``: ``high`` itself excluded). A value outside is a usage error naming the option and
+    the bound it passes (exit 2)."""
 
     name = "number"
 
-    def __init__(self, low: float | None = None, high: float | None = None, above: bool = False) -> None:
-        self.low, self.high, self.above = low, high, above
+    def __init__(self, low: float | None = None, high: float | None = None, above: bool = False,
+                 below: bool = False) -> None:
+        self.low, self.high, self.above, self.below = low, high, above, below
 
     def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> float:
         try:
@@ -60,8 +62,8 @@ class Number(ParamType):
             self.fail(f"{value!r} is not a finite number", param, ctx)
         if self.low is not None and (number < self.low or (self.above and number == self.low)):
             self.fail(f"{number:g} is not {'above' if self.above else 'at least'} {self.low:g}", param, ctx)
-        if self.high is not None and number > self.high:
-            self.fail(f"{number:g} is above {self.high:g}", param, ctx)
+        if self.high is not None and (number > self.high or (self.below and number == self.high)):
+            self.fail(f"{number:g} is {'not below' if self.below else 'above'} {self.high:g}", param, ctx)
         return number
 
 
@@ -129,9 +131,10 @@ StoreOpt = Annotated[
                  "path as collected, its file name or their report id) and read again from their files."),
 ]
 WorkToleranceOpt = Annotated[
-    float, typer.Option("--work-tolerance", metavar="PCT", click_type=Number(),
+    float, typer.Option("--work-tolerance", metavar="PCT",
+                        click_type=Number(0.0, MAX_WORK_TOLERANCE_PCT, below=True),
                         help="Pairs whose FLOPs (or, without FLOPs, threads launched) differ by more than PCT percent "
-                        "are different work: compared by throughput, not by time.")]
+                        f"are different work: compared by throughput, not by time (below {MAX_WORK_TOLERANCE_PCT:g}).")]
 ClockOpt = Annotated[
     TargetClock, typer.Option(
         "--clock", help="The target GPU's clock a projection assumes: sustained (the clock it holds under load, its "
@@ -139,8 +142,9 @@ ClockOpt = Annotated[
                         "spec's boost clock) or base (the SM clock ncu locks while profiling, its default "
                         "--clock-control base: the time ncu would measure there; the spec's base_clock_hz).")]
 AlphaOpt = Annotated[
-    float, typer.Option("--alpha", click_type=Number(), help="Significance level of the noise statistics over "
-                        "repeated launches (Mann-Whitney U; intervals are 1 - 2 alpha).")]
+    float, typer.Option("--alpha", click_type=Number(0.0, MAX_ALPHA, above=True, below=True),
+                        help="Significance level of the noise statistics over repeated launches (Mann-Whitney U; "
+                        f"intervals are 1 - 2 alpha); above 0 and below {MAX_ALPHA:g}.")]
 TimeoutOpt = Annotated[
     float | None,
     typer.Option("--timeout", metavar="SECONDS", click_type=Number(0.0, MAX_TIMEOUT_S, above=True),

@@ -11,7 +11,8 @@ Its promises, and how it keeps them:
 * **It writes only regular files.** A device, FIFO or socket (``-o /dev/zero``, a named pipe) is refused with
   one line; ``-`` is standard output.
 * **A crash never leaves half a file.** The bytes go to a temporary file in the same folder, are flushed to
-  disk, and the file is renamed over the target (atomic on POSIX); a symbolic link's target is replaced.
+  disk, and the file is renamed over the target (atomic on POSIX); a symbolic link's target is replaced, or
+  written where the link leads nowhere and the target's folder is there (no folder is made at a link's target).
 """
 
 from __future__ import annotations
@@ -79,20 +80,20 @@ def write_all(files: Sequence[tuple[Path, str | bytes]], option: str = DOCUMENT_
     are removed, so that a failed run leaves no new file (a document that cannot be written, and its plots). Each
     file written is named on stderr once all are, so a failure is the one line of its error (``option``: the
     option that names the document, in the fixes)."""
-    for path, _ in files:  # a target that cannot be one (a folder, a device, a file of another) fails before any
-        if str(path) != STDOUT:
-            replaceable(path, option)
+    # a target that cannot be one (a folder, a device, a file of another) fails before any; a symbolic link's
+    # target is the file written, new where the link dangles
+    targets = {path: replaceable(path, option) for path, _ in files if str(path) != STDOUT}
     created: list[Path] = []
     try:
         for path, content in files:
-            new = str(path) != STDOUT and not os.path.lexists(path)
+            new = str(path) != STDOUT and not os.path.lexists(targets[path])
             write_output(path, content, announce=False, option=option)
             if new:
                 created.append(path)
     except BaseException:
         for path in created:
             with suppress(OSError):
-                os.unlink(path)
+                os.unlink(targets[path])  # the file made, not a link the user made to it
         raise
     for path, _ in files:
         if str(path) != STDOUT:
@@ -176,6 +177,7 @@ def replaceable(path: Path, option: str | None = DOCUMENT_OPTION) -> Path:
     try:
         info = os.stat(target)
     except FileNotFoundError:
+        _refuse_folders_elsewhere(target, path)
         return _in_writable_folder(target, path)
     except OSError as err:  # e.g. a parent that is a file, or a folder we may not enter
         raise RooflineError(f"{path}: cannot write ({err.strerror})", "choose a writable path") from None
@@ -192,6 +194,26 @@ def replaceable(path: Path, option: str | None = DOCUMENT_OPTION) -> Path:
         raise RooflineError(f"{path}: exists and was not written by roofline; not replacing it",
                             f"remove it, or choose another file name ({named_by(option)})")
     return _in_writable_folder(target, path)
+
+
+def _missing_folders(folder: Path) -> tuple[Path, Path]:
+    """The nearest folder of ``folder`` that is there (a link, even one that leads nowhere, counts) and the part
+    of ``folder`` below it that the writer would make."""
+    there = folder
+    while not os.path.lexists(there) and there != there.parent:
+        there = there.parent
+    return there, folder.relative_to(there)
+
+
+def _refuse_folders_elsewhere(target: Path, shown: Path) -> None:
+    """RooflineError where a new file's missing folders would be made somewhere the path named does not show: a
+    symbolic link that leads nowhere (its target's folder missing), which would make folders at the link's target,
+    outside the path given. The folders the path itself names are made as ever."""
+    made = _missing_folders(target.parent)[1]
+    if made != Path() and made != _missing_folders(Path(os.path.abspath(shown)).parent)[1]:
+        raise RooflineError(f"{shown}: leads through a symbolic link to {target}, whose folder {target.parent} "
+                            "does not exist; roofline makes no folder a link leads to",
+                            "create the folder, or name another file")
 
 
 def _in_writable_folder(target: Path, shown: Path) -> Path:

@@ -16,6 +16,7 @@ from roofline.cli.writing import refuse_unwritable_outputs, write_document
 from roofline.core.labels import LEGEND_KERNELS
 from roofline.core.thresholds import SPREAD_THRESHOLD_PCT
 from roofline.documents.kinds import ReportDocument
+from roofline.errors import RooflineError
 from roofline.pipeline import AnalysisOptions
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -56,12 +57,13 @@ def report_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptio
     document = roofline.report(paths, spread_threshold_pct, terminal_width(wide), LEGEND_KERNELS)
     also, failed = [], []
     if plot is not None and plot_fmt is not None:
-        from roofline.errors import RooflineError
-
         try:
             also.append((plot, report_plot(document, plot_fmt, plot)))
         except RooflineError as err:  # nothing to plot: the report is still written, then the plot's line, exit 2
             failed.append(err)
-    write_document("report", fmt, document, output, paths, also, option)
+    try:
+        write_document("report", fmt, document, output, paths, also, option)
+    except RooflineError as err:  # the report cannot be written: its line after the bad reports', not instead
+        failed.append(err)
     fail_for([*roofline.left_out, *failed])
     return document

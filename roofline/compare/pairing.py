@@ -61,7 +61,14 @@ from roofline.core.kernel_names import PAIR_ARROW
 from roofline.core.labels import NAMES, letter, measure_label
 from roofline.core.model import CeilingSet, Device
 from roofline.core.resources import Resource
-from roofline.core.thresholds import ALPHA, LAUNCH_OVERHEAD_S, SIMILAR_NAMES, WORK_TOLERANCE
+from roofline.core.thresholds import (
+    ALPHA,
+    LAUNCH_OVERHEAD_S,
+    MAX_ALPHA,
+    MAX_WORK_TOLERANCE_PCT,
+    SIMILAR_NAMES,
+    WORK_TOLERANCE,
+)
 from roofline.core.timelimit import REGEX_LIMIT_S, within
 from roofline.core.units import seconds
 from roofline.errors import RooflineError
@@ -448,10 +455,12 @@ class PairOptions:
 def pair_options(work_tolerance_pct: float = 100.0 * WORK_TOLERANCE, alpha: float = ALPHA,
                  clock: TargetClock = "sustained") -> PairOptions:
     """``--work-tolerance`` (percent) and ``--alpha`` checked; RooflineError (one line) if out of range."""
-    if not 0.0 < alpha < 0.5:
-        raise RooflineError(f"--alpha {alpha:g}: must be between 0 and 0.5", f"e.g. --alpha {ALPHA:g} (the default)")
-    if not 0.0 <= work_tolerance_pct < 1e6:
-        raise RooflineError(f"--work-tolerance {work_tolerance_pct:g}: must be a percent of 0 or more",
+    if not 0.0 < alpha < MAX_ALPHA:
+        raise RooflineError(f"--alpha {alpha:g}: must be above 0 and below {MAX_ALPHA:g}",
+                            f"e.g. --alpha {ALPHA:g} (the default)")
+    if not 0.0 <= work_tolerance_pct < MAX_WORK_TOLERANCE_PCT:
+        raise RooflineError(f"--work-tolerance {work_tolerance_pct:g}: must be a percent from 0 to below "
+                            f"{MAX_WORK_TOLERANCE_PCT:g}",
                             f"e.g. --work-tolerance {100 * WORK_TOLERANCE:g} (the default)")
     return PairOptions(work_tolerance_pct / 100.0, alpha, clock)
 

@@ -28,6 +28,12 @@ LAUNCH_OVERHEAD_S = 4e-6
 SPREAD_THRESHOLD_PCT = 10.0  # report --spread-threshold: a kernel's total time differing more across reports: flagged
 WORK_TOLERANCE = 0.05  # --work-tolerance 5: FLOPs (or threads) differing more make a pair "different work"
 ALPHA = 0.01  # --alpha: the Mann-Whitney U test's level; intervals are 1 - 2 alpha
+MAX_WORK_TOLERANCE_PCT = 1e6  # --work-tolerance below it: no tolerance makes every pair the same work
+MAX_ALPHA = 0.5  # --alpha below it: intervals of 1 - 2 alpha
+# The regression gate's thresholds have upper bounds, so no value switches the gate off: a percent of roof falls
+# by at most 100 points, and a kernel more than 11 times slower (1,000 percent) fails whatever the threshold.
+MAX_SLOWER_PCT = 1000.0  # --fail-if-slower, --fail-if-total-slower
+MAX_ROOF_DROP_PTS = 100.0  # --fail-if-roof-drop, in percentage points
 SLOWER_PCT = 10.0  # --fail-if-slower: a kernel slower by more than this fails
 # compare/diff: two reports with no kernel in common whose nearest names are less alike than this (difflib's ratio,
 # 0..1; 'ampere_sgemm_128x64_nn' and 'kernelUniqueKeys' 0.21, 'gemm_v1' and 'gemm_v2' 0.86) get no --map suggestion

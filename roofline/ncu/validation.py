@@ -57,6 +57,10 @@ CC_PATTERN = re.compile(r"\d{1,2}\.\d{1,2}")  # compute capability "major.minor"
 MODEL_FIX = "regenerate the model from its .ncu-rep (roofline.load(path).to_dict()) or correct the value"
 NCU_FIX = "the file is corrupt; copy it again or re-profile"
 LARGEST = 1e300  # ints are exact in JSON, and those beyond this may not fit a float
+# One launch's duration (ns): at most a day. The longest kernels profiled run seconds to minutes (ncu replays
+# each one several times, and a job's time limit ends it long before); a day is far past any real launch, yet keeps
+# every figure made from it finite (1e18 FLOP/s for a day is 1e23 FLOP), where 1e308 ns gave inf% and nan.
+MAX_LAUNCH_NS = 86_400e9
 
 
 class Limit(Struct, frozen=True):
@@ -95,7 +99,8 @@ def _negative_zero(value: float) -> bool:
 
 
 COUNT = Limit(0.0)  # metric values: counts, rates, percentages, clocks all start at 0
-POSITIVE = Limit(0.0, low_open=True)  # peaks, bandwidths, durations
+POSITIVE = Limit(0.0, low_open=True)  # peaks, bandwidths
+DURATION_NS = Limit(0.0, MAX_LAUNCH_NS, low_open=True)  # one launch: above 0, at most a day
 WHOLE = Limit(0.0, integer=True)  # bytes, indices
 SM_COUNT = Limit(0.0, 10_000.0, low_open=True, high_open=True, integer=True)
 REGISTERS = Limit(0.0, MAX_REGISTERS_PER_THREAD, integer=True)
@@ -308,7 +313,7 @@ class _ShapeLimits(Struct, frozen=True):
 
 _SHAPE_METRICS = (LAUNCH_REGISTERS, LAUNCH_GRID, LAUNCH_BLOCK, LAUNCH_SHARED)
 # the duration and the clocks: a range of their own, checked first and even when not a number
-_OWN_LIMITS = {DURATION: POSITIVE,
+_OWN_LIMITS = {DURATION: DURATION_NS,
                **{name: MEMORY_CLOCK_HZ if name == DRAM_CLOCK else CLOCK_HZ for name in CLOCK_METRICS}}
 
 

@@ -41,6 +41,8 @@ FIX = ("export it to SQLite with an nsys as new as the one that wrote it (nsys e
 # An export that fails on a report no newer than the nsys may be cut short or damaged as well (a truncated copy of a
 # 2021.5 .nsys-rep: "Section Table Reference magic number mismatch"), which no newer nsys mends.
 EXPORT_FIX = f"if the file was cut short or damaged in copying, copy it again whole; else {FIX}"
+ACCEPTED = ("give an Nsight Systems report (.nsys-rep, .qdrep: nsys profile writes them) or its SQLite export "
+            "(nsys export --type sqlite FILE)")
 
 
 @dataclass(frozen=True)
@@ -122,6 +124,16 @@ def exported(path: Path, nsys: Nsys) -> Iterator[Path]:
         yield target
 
 
+def _refuse_unknown(path: Path, head: bytes) -> None:
+    """ReportError (one line, naming every kind read) for a file that starts as none of the files given here: not
+    an nsys report, not SQLite, and not a file the reader names better (an ncu report, a Git LFS pointer)."""
+    from roofline.ncu.container import MAGIC as NCU_MAGIC
+    from roofline.nsys.timeline import SQLITE_MAGIC
+
+    if not head.startswith((SQLITE_MAGIC[:len(head)], NCU_MAGIC[:len(head)], b"version https")):
+        raise ReportError(f"{path}: not an SQLite file, nor an nsys report", ACCEPTED)
+
+
 @contextmanager
 def sqlite_of(path: Path, nsys: str | None = None) -> Iterator[tuple[Path, str | None]]:
     """The SQLite export to read for ``path`` and the nsys that made it: ``path`` itself when it is an SQLite
@@ -131,7 +143,8 @@ def sqlite_of(path: Path, nsys: str | None = None) -> Iterator[tuple[Path, str |
     if not head:
         raise ReportError(f"{path}: {EMPTY_FILE}", "give an .nsys-rep, .qdrep or .sqlite file with its data")
     if not head.startswith(REPORT_MAGIC):
-        yield path, None  # the reader names what else it is
+        _refuse_unknown(path, head)
+        yield path, None  # an SQLite file, or a file the reader names (an ncu report, a Git LFS pointer)
         return
     try:
         found = find_nsys(nsys)

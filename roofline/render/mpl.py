@@ -34,6 +34,8 @@ PNG_COMPRESSION = 4
 
 def plot_format(path: Path) -> PlotFormat:
     """The format of a plot file from its name; UsageError (before any work) for a suffix not written here."""
+    if path.is_dir():
+        raise UsageError(f"{path}: a folder, not a plot file", f"name the plot file, e.g. {path / 'roofline.png'}")
     suffix = path.suffix.lower()
     if suffix == ".png" or suffix == ".svg" or suffix == ".pdf":
         return "png" if suffix == ".png" else "svg" if suffix == ".svg" else "pdf"

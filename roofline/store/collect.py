@@ -96,9 +96,12 @@ def catalog_hash(roofline: Roofline) -> str:
 
 
 def content_hash(path: str) -> str:
-    """The SHA-256 of a file's bytes."""
+    """The SHA-256 of a file's bytes; ReportError (one line, before any read that could wait) for anything but a
+    regular file: a FIFO, a device, a folder (``core.files.open_regular``)."""
+    from roofline.core.files import open_regular
+
     digest = hashlib.sha256()
-    with open(path, "rb") as fh:
+    with open_regular(Path(path), ReportError, "give the report file itself") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
@@ -193,11 +196,12 @@ def unfit_rows(path: str, found: dict[str, list[Row]]) -> None:
 
 def _stamp(path: str, key: str, now: datetime, time_limit_s: float | None) -> tuple[Stamp, dict[str, Any]]:
     """The stamp of a report file's rows and its index entry (no files yet; the read time limit it was read under,
-    None for the default); a file that cannot be read has no content hash (its error comes from the analysis)."""
+    None for the default); a file that cannot be read, or is no regular file (a FIFO is never read here), has no
+    content hash (its one-line error comes from the analysis, which refuses it before reading)."""
     try:
         st = os.stat(path)
         size, mtime, digest = st.st_size, st.st_mtime_ns, content_hash(path)
-    except OSError:
+    except (OSError, RooflineError):
         size, mtime, digest = 0, 0, ""
     stamp = Stamp(path, digest, size, __version__, key, now)
     return stamp, {"content_hash": digest, "size_bytes": size, "mtime_ns": mtime, "roofline_version": __version__,
@@ -223,7 +227,7 @@ def collect(paths: Sequence[str | os.PathLike[str]], store: str | os.PathLike[st
     paths = [paths] if isinstance(paths, (str, os.PathLike)) else paths  # one path alone, not its characters
     asked = report_paths(paths) if paths else []  # a folder of no report refused before a store is made
     _refuse_nothing_to_start(asked, store)
-    st = open_store(store, create=True)
+    st = open_store(store, create=bool(asked))  # no report named: the store's own reports, so it must be there
     with st.lock():
         strays = st.remove_strays()
         repaired = st.repair()

@@ -364,6 +364,9 @@ def _base(root: Path) -> dict[str, Any]:
     """The manifest file alone, checked: JSON, a roofline store's, of a schema this roofline reads, of the shape it
     writes."""
     path, fix = root / MANIFEST, "collect into a new store"
+    if root.exists() and not root.is_dir():
+        raise StoreError(f"{root}: a file, not a roofline store (a store is a folder)",
+                         "name the store's folder, or a new folder: roofline collect REPORTS -o STORE")
     try:
         manifest = _decoded(path, fix)
     except FileNotFoundError:
@@ -447,13 +450,23 @@ def open_store(root: str | os.PathLike[str], create: bool = False) -> Store:
         if path.exists() and (not path.is_dir() or any(path.iterdir())):
             raise StoreError(f"{path}: not a roofline store and not an empty folder",
                              "name a new folder, or a store that collect wrote")
+        _create(path)
+    elif not path.exists():
+        raise StoreError(f"{path}: no such store", "collect reports into it first: roofline collect REPORTS -o STORE")
+    return Store(path, read_manifest(path))
+
+
+def _create(path: Path) -> None:
+    """A new empty store at ``path`` (its missing folders made); StoreError (one line) where the folder cannot be
+    made or written (under a file, on a read-only or virtual file system, without permission)."""
+    try:
         path.mkdir(parents=True, exist_ok=True)
         write_manifest(path, {"format": FORMAT, "store_schema": STORE_SCHEMA, "written_by": __version__,
                               "created_at": datetime.now(timezone.utc).isoformat(),
                               "files": {t: [] for t in TABLES}, "reports": {}})
-    elif not path.exists():
-        raise StoreError(f"{path}: no such store", "collect reports into it first: roofline collect REPORTS -o STORE")
-    return Store(path, read_manifest(path))
+    except OSError as err:
+        raise StoreError(f"{path}: cannot create the store ({err.strerror or type(err).__name__})",
+                         "choose a writable folder for -o STORE") from None
 
 
 def unfit(table: str, rows: Sequence[Row]) -> str | None:

@@ -112,6 +112,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "write_csv": ("project_report", {"report": FP32, "to": "h200", "output": str(scratch / "out" / "p.csv")}),
         "bad_type": ("list_kernels", {"reports": FP32, "limit": "many"}),
         "gate_off": ("compare_reports", {"base": BASE, "new": NEW, "fail_if_slower": 1e308 * 10}),
+        "gate_huge": ("compare_reports", {"base": BASE, "new": NEW, "fail_if_slower": 1e300,
+                                          "fail_if_roof_drop": 150, "work_tolerance": 1e6}),
         "unknown_gpu": ("gpu_spec", {"spec_id": "h900"}),
         "spec_tiny": ("gpu_spec", {"spec_id": "h100-sxm5", "max_chars": 2000}),
         "no_tool": ("no_such_tool", {}),
@@ -590,6 +592,9 @@ def test_no_threshold_can_switch_the_gate_off(served: dict[str, Any]) -> None:
     from roofline.cli.mcp_server import finite
 
     assert "argument 'fail_if_slower'" in refusal(served["gate_off"])
+    # a finite value past the command line's bound is refused as --fail-if-slower 1e300 is (core.thresholds)
+    huge = refusal(served["gate_huge"])
+    assert all(f"argument '{name}'" in huge for name in ("fail_if_slower", "fail_if_roof_drop", "work_tolerance"))
     adapter = pydantic.TypeAdapter(Annotated[float, finite(ge=0)])
     for raw in ("1e999", "-1e999", "NaN", '"inf"'):
         with pytest.raises(pydantic.ValidationError):

@@ -178,6 +178,64 @@ def test_a_link_to_our_file_keeps_the_link_and_replaces_its_target(tmp_path):
     assert stat.S_IMODE(target.stat().st_mode) == 0o640  # the replaced file keeps its permissions
 
 
+def test_a_dangling_link_writes_its_target_as_a_new_file_not_a_replaced_one(tmp_path):
+    """A link that leads to no file yet: its target is written where its folder is there, and the line says wrote,
+    not that it replaced an earlier run's file."""
+    (tmp_path / "tgt").mkdir()
+    link = tmp_path / "dl.json"
+    link.symlink_to(Path("tgt") / "zz.json")
+    result = runner.invoke(app, ["report", EXAMPLE, "-f", "json", "-o", str(link)])
+    assert result.exit_code == 0 and result.stderr == f"wrote {link}\n"
+    assert link.is_symlink() and json.loads((tmp_path / "tgt" / "zz.json").read_text())["reports"]
+    again = runner.invoke(app, ["report", EXAMPLE, "-f", "json", "-o", str(link)])
+    assert again.stderr == f"wrote {link} (replaced the file an earlier run wrote)\n"
+
+
+@pytest.mark.parametrize("absolute", [False, True])
+def test_a_dangling_link_into_a_missing_folder_is_refused_and_makes_no_folder(tmp_path, absolute):
+    """No folder is made at a link's target, outside the path given (an absolute target made folders at the file
+    system's root): one line, exit 2, nothing made."""
+    (tmp_path / "tgt").mkdir()
+    missing = (tmp_path / "nowhere" if absolute else Path("tgt") / "deep") / "zz.json"
+    link = tmp_path / "dl.json"
+    link.symlink_to(missing)
+    target = missing if absolute else tmp_path / missing
+    result = runner.invoke(app, ["report", EXAMPLE, "-f", "json", "-o", str(link)])
+    assert result.exit_code == 2 and result.stderr == (
+        f"roofline: error: {link}: leads through a symbolic link to {target}, whose folder {target.parent} does not "
+        "exist; roofline makes no folder a link leads to: create the folder, or name another file\n")
+    assert not target.parent.exists() and link.is_symlink()
+
+
+def test_the_folders_a_path_names_are_made_through_a_link_to_a_folder_too(tmp_path):
+    """-o a/b/x.json makes a/b; through a link to a folder, the folders named after the link are made in the
+    folder it leads to (the path named them)."""
+    (tmp_path / "real").mkdir()
+    (tmp_path / "linked").symlink_to(tmp_path / "real")
+    for out in (tmp_path / "a" / "b" / "x.json", tmp_path / "linked" / "sub" / "x.json"):
+        assert runner.invoke(app, ["report", EXAMPLE, "-f", "json", "-o", str(out)]).exit_code == 0
+    assert (tmp_path / "a" / "b" / "x.json").is_file() and (tmp_path / "real" / "sub" / "x.json").is_file()
+
+
+def test_a_failed_write_all_removes_the_file_it_made_through_a_dangling_link_and_keeps_the_link(tmp_path,
+                                                                                                monkeypatch):
+    """The file written at a dangling link's target is new: a later file that cannot be written removes it (not the
+    user's link), so the failed run leaves no new file."""
+    link, later = tmp_path / "dl.json", tmp_path / "later.json"
+    link.symlink_to("zz.json")
+    replace = output._replace
+
+    def second_fails(target: Path, data: bytes, shown: Path) -> None:
+        if shown == later:
+            raise output.RooflineError(f"{shown}: cannot write (No space left on device)", "choose a writable path")
+        replace(target, data, shown)
+
+    monkeypatch.setattr(output, "_replace", second_fails)
+    with pytest.raises(output.RooflineError, match="No space left"):
+        output.write_all([(link, '{"a": 1}'), (later, '{"b": 2}')])
+    assert link.is_symlink() and not (tmp_path / "zz.json").exists() and not later.exists()
+
+
 # --- Atomic replacement ---------------------------------------------------------------------------------------------
 def test_a_failed_write_leaves_the_old_file_and_no_temporary_file(tmp_path, monkeypatch):
     out = tmp_path / "r.json"

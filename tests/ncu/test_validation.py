@@ -12,6 +12,7 @@ import copy
 import json
 import math
 import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -164,7 +165,7 @@ def test_version_2_model_marks_the_same_launches_as_version_1(tmp_path):
     new = load_report(tmp_path / "v2.json")
     assert [k.invalid for k in new.launches] == [k.invalid for k in old.launches]
     assert [bool(k.invalid) for k in new.launches] == [False, True, True]
-    assert new.launches[1].invalid == "gpu__time_duration.sum is 0, expected 0 < value"
+    assert new.launches[1].invalid == "gpu__time_duration.sum is 0, expected 0 < value <= 8.64e+13"
 
 
 RULE = {"rule": "CPIStall", "section": "WarpStateStats", "title": "Wait Stalls", "message": "Waits 13.8 cycles.",
@@ -210,6 +211,10 @@ def test_non_utf8_model_is_one_line(tmp_path):
     ("launches/0/metrics/gpu__time_duration.sum", -1.0, "gpu__time_duration.sum is -1, expected 0 < value"),
     ("launches/0/metrics/gpu__time_duration.sum", 0.0, "gpu__time_duration.sum is 0, expected 0 < value"),
     ("launches/0/metrics/gpu__time_duration.sum", math.nan, "gpu__time_duration.sum is nan, expected a finite"),
+    ("launches/0/metrics/gpu__time_duration.sum", 1e308,
+     "gpu__time_duration.sum is 1e+308, expected 0 < value <= 8.64e+13"),
+    ("launches/0/metrics/gpu__time_duration.sum", 8.64e13 * 1.001,
+     "gpu__time_duration.sum is 8.64864e+13, expected 0 < value <= 8.64e+13"),
     ("launches/0/metrics/smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", -5.0,
      "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum is -5, expected 0 <= value"),
     ("launches/0/metrics/dram__bytes.sum", math.inf, "dram__bytes.sum is inf, expected a finite number"),
@@ -241,6 +246,34 @@ def test_impossible_launch_is_kept_invalid_and_the_run_goes_on(tmp_path, where, 
 def test_a_metric_at_any_finite_count_or_a_text_keeps_the_launch_valid(tmp_path, value):
     report = load_report(model(tmp_path, setter("launches/0/metrics/dram__bytes.sum", value)))
     assert [k.invalid for k in report.launches] == ["", "", ""]
+
+
+def test_a_launch_of_at_most_a_day_is_valid_and_longer_is_not():
+    """One launch's duration is at most a day (``MAX_LAUNCH_NS``): far past any real kernel, yet every figure made
+    from it stays finite."""
+    from roofline.ncu.validation import MAX_LAUNCH_NS, launch_problems
+
+    day = KernelLaunch(0, 0, "k", metrics={**_GOOD, "gpu__time_duration.sum": MAX_LAUNCH_NS})
+    longer = KernelLaunch(0, 1, "k", metrics={**_GOOD, "gpu__time_duration.sum": MAX_LAUNCH_NS * 2})
+    assert MAX_LAUNCH_NS == 86_400 * 1e9
+    assert launch_problem(day, _DEVICE) is None
+    assert launch_problem(longer, _DEVICE) == "gpu__time_duration.sum is 1.728e+14, expected 0 < value <= 8.64e+13"
+    assert launch_problems([day, longer], _DEVICE) == {1: launch_problem(longer, _DEVICE)}
+
+
+def test_an_absurd_finite_duration_is_invalid_in_every_format_never_inf_or_nan(tmp_path):
+    """A duration of 1e308 ns printed inf% and nan in the table and Markdown while JSON said null: it is an invalid
+    launch now, the same in every format."""
+    path = model(tmp_path, setter("launches/0/metrics/gpu__time_duration.sum", 1e308))
+    reason = "gpu__time_duration.sum is 1e+308, expected 0 < value <= 8.64e+13"
+    outputs = {fmt: runner.invoke(app, ["report", str(path), "-f", fmt, "-o", "-"]) for fmt in ("table", "markdown")}
+    summary = runner.invoke(app, ["summary", str(path)])
+    for result in (*outputs.values(), summary):
+        text = " ".join(result.stdout.split()).replace("\\<", "<")  # the table wraps; Markdown escapes <
+        assert result.exit_code == 0 and reason in text
+        assert not re.search(r"\binf\b|\bnan\b", text), text
+    doc = json_of(path)["reports"][0]
+    assert doc["kernels"][0]["valid"] is False and reason in doc["warnings"][0]
 
 
 def test_invalid_launch_in_every_output(tmp_path):

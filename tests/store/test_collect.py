@@ -295,3 +295,47 @@ def test_a_new_store_from_paths_none_of_which_exists_is_refused_before_it_is_mad
     collect([FP16], tmp_path / "kept")
     again = CliRunner().invoke(app, ["collect", str(missing), "-o", str(tmp_path / "kept")])
     assert again.exit_code == 2 and (tmp_path / "kept" / "manifest.json").exists()
+
+
+def test_collect_with_no_report_and_no_store_is_no_such_store_exit_2(tmp_path: Path) -> None:
+    """`collect -o STORE` refreshes the store's own reports: a mistyped store name is `no such store`, as `query`
+    says, and no empty store is made."""
+    from typer.testing import CliRunner
+
+    from roofline.cli.app import app
+
+    result = CliRunner().invoke(app, ["collect", "-o", str(tmp_path / "none")])
+    assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1
+    assert f"{tmp_path / 'none'}: no such store" in result.output and not (tmp_path / "none").exists()
+
+
+def test_a_fifo_named_is_an_error_row_at_once_and_never_read(tmp_path: Path) -> None:
+    """A FIFO given by name would block a read forever: it is refused before anything reads it (a one-line error
+    naming it, among the collect's errors), and the report beside it is collected."""
+    import os
+    import threading
+
+    fifo = tmp_path / "fifo.ncu-rep"
+    os.mkfifo(fifo)
+    outcome: list[collecting.Outcome] = []
+    run = threading.Thread(target=lambda: outcome.append(collect([fifo, FP16], tmp_path / "s")), daemon=True)
+    run.start()
+    run.join(120)
+    if not outcome:  # unblock the hung read, so the test process ends
+        with open(fifo, "wb"):
+            pass
+    assert outcome, "collect waited on the FIFO"
+    assert outcome[0].analysed == 1 and len(outcome[0].errors) == 1
+    path, line = outcome[0].errors[0]
+    assert path == str(fifo) and line == f"{fifo}: is a FIFO, not a regular file: pass the .ncu-rep or .json report " \
+        "file itself (save a stream to a file first)"
+
+
+def test_the_content_hash_refuses_a_fifo_without_reading_it(tmp_path: Path) -> None:
+    import os
+
+    from roofline.errors import ReportError
+
+    os.mkfifo(tmp_path / "f")
+    with pytest.raises(ReportError, match="is a FIFO, not a regular file"):
+        collecting.content_hash(str(tmp_path / "f"))

@@ -87,6 +87,38 @@ def test_a_missing_store_a_foreign_folder_and_a_newer_store_are_refused_in_one_l
     assert "\n" not in str(refused.value)
 
 
+def test_a_file_named_as_the_store_is_said_to_be_a_file_not_an_os_error(tmp_path: Path) -> None:
+    """`collect -o FILE` with no reports and `query FILE`: one line saying a store is a folder, not errno 20."""
+    afile = tmp_path / "notes.txt"
+    afile.write_text("x")
+    for reading in (lambda: open_store(afile), lambda: query(afile, "SELECT 1")):
+        with pytest.raises(StoreError, match="a file, not a roofline store") as refused:
+            reading()
+        assert "Errno" not in str(refused.value) and "\n" not in str(refused.value)
+
+
+@pytest.mark.parametrize("where", ["under-a-file", "proc"])
+def test_a_store_that_cannot_be_made_is_one_line_exit_2(tmp_path: Path, where: str) -> None:
+    """A store under a file, or on a virtual file system (`/proc`), is `cannot create the store`, not a
+    traceback."""
+    from typer.testing import CliRunner
+
+    from roofline.cli.app import app
+
+    (tmp_path / "user.txt").write_text("mine")
+    store = tmp_path / "user.txt" / "store" if where == "under-a-file" else Path("/proc/roofline-test-store")
+    if where == "proc" and not Path("/proc/self").exists():
+        pytest.skip("no /proc on this system")
+    with pytest.raises(StoreError, match="cannot create the store") as refused:
+        open_store(store, create=True)
+    assert str(refused.value).startswith(f"{store}: ") and "\n" not in str(refused.value)
+    result = CliRunner().invoke(app, ["collect", str(FP16), "-o", str(store)])
+    assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1
+    assert result.output.startswith(f"roofline: error: {store}: cannot create the store (")
+    assert result.output.rstrip().endswith("choose a writable folder for -o STORE")
+    assert (tmp_path / "user.txt").read_text() == "mine"
+
+
 def as_an_older_roofline_wrote_it(store: Path, column: str) -> None:
     """The store's launches files without ``column``, its manifest of the schema before it."""
     import pyarrow.parquet as pq

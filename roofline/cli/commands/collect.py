@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # pragma: no cover
 def collect(
     files: Annotated[list[Path] | None, typer.Argument(
         help="Report files (.ncu-rep, .json report models) or folders of them; none: every report the store "
-        "holds, analysed again where roofline, the specs or the ceilings changed.")] = None,
+        "holds (a store that is there), analysed again where roofline, the specs or the ceilings changed.")] = None,
     store: Annotated[Path, typer.Option("--output", "-o", metavar="STORE",
                                         help="The store folder (created when new).")] = Path("roofline-store"),
     workers: Annotated[int | None, typer.Option(

@@ -33,7 +33,15 @@ from roofline.cli.options import (
 from roofline.cli.terminal import terminal_width
 from roofline.cli.workflow import facade
 from roofline.cli.writing import refuse_unwritable_outputs, write_document
-from roofline.core.thresholds import ALPHA, MIN_SHARE_PCT, SLOWER_PCT, TOTAL_SLOWER_PCT, WORK_TOLERANCE
+from roofline.core.thresholds import (
+    ALPHA,
+    MAX_ROOF_DROP_PTS,
+    MAX_SLOWER_PCT,
+    MIN_SHARE_PCT,
+    SLOWER_PCT,
+    TOTAL_SLOWER_PCT,
+    WORK_TOLERANCE,
+)
 
 FACTS = Facts(output=Output("diff"), reads=Reads(sass=False))
 
@@ -48,19 +56,21 @@ def diff(
     match: MatchOpt = "name",
     maps: MapOpt = None,
     fail_if_slower: Annotated[float, typer.Option(
-        "--fail-if-slower", metavar="PCT", click_type=Number(0.0),
+        "--fail-if-slower", metavar="PCT", click_type=Number(0.0, MAX_SLOWER_PCT),
         help="Regression if a kernel's time per launch grows by more than PCT percent (beyond the noise, where "
-        "it has several launches on each side).")] = SLOWER_PCT,
+        f"it has several launches on each side); at most {MAX_SLOWER_PCT:g}.")] = SLOWER_PCT,
     min_share: Annotated[float, typer.Option(
         "--min-share", metavar="PCT", click_type=Number(0.0, 100.0),
         help="Gate only kernels holding at least PCT percent of BASE's or NEW's time.")] = MIN_SHARE_PCT,
     fail_if_total_slower: Annotated[float, typer.Option(
-        "--fail-if-total-slower", metavar="PCT", click_type=Number(0.0),
-        help="Regression if the gated kernels' BASE time at NEW's speed is more than PCT percent above it.")]
+        "--fail-if-total-slower", metavar="PCT", click_type=Number(0.0, MAX_SLOWER_PCT),
+        help="Regression if the gated kernels' BASE time at NEW's speed is more than PCT percent above it; at "
+        f"most {MAX_SLOWER_PCT:g}.")]
     = TOTAL_SLOWER_PCT,
     fail_if_roof_drop: Annotated[float | None, typer.Option(
-        "--fail-if-roof-drop", metavar="PCT", click_type=Number(0.0),
-        help="Regression if a kernel's percent of roof falls by more than PCT percentage points.")] = None,
+        "--fail-if-roof-drop", metavar="PCT", click_type=Number(0.0, MAX_ROOF_DROP_PTS),
+        help="Regression if a kernel's percent of roof falls by more than PCT percentage points; at most "
+        f"{MAX_ROOF_DROP_PTS:g}.")] = None,
     fail_if_new_share: Annotated[float | None, typer.Option(
         "--fail-if-new-share", metavar="PCT", click_type=Number(0.0, 100.0),
         help="Regression if the kernels only NEW runs (BASE has none to compare them with) take more than PCT "

@@ -52,6 +52,7 @@ def plot(
 ) -> None:
     """Draw the hierarchical roofline of existing reports: one panel per report, kernels at every memory level.
     A bad report does not stop the others (named at the end, exit 2)."""
+    from roofline.errors import RooflineError
     from roofline.render.mpl import plot_format
 
     target = output or default_output(files, ".png")
@@ -62,5 +63,8 @@ def plot(
                                sass=False)
     roofline = facade(options)
     document = roofline.report(files, spread_threshold_pct=None, top=top)
-    write_output(target, report_plot(document, fmt, target, IMAGES[kind]))
+    try:
+        write_output(target, report_plot(document, fmt, target, IMAGES[kind]))
+    except RooflineError as err:  # nothing to plot, or the file cannot be written: the bad reports are named too
+        fail_for([*roofline.left_out, err])
     fail_for(roofline.left_out)

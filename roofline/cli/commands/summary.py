@@ -120,7 +120,10 @@ def summary(
             also.append((plot, _plot(document, plot_fmt, plot)))
         except RooflineError as err:  # nothing to plot: the summary is still written, then the plot's line, exit 2
             failed.append(err)
-    write_document("summary", fmt, document, output, files, also)
+    try:
+        write_document("summary", fmt, document, output, files, also)
+    except RooflineError as err:  # the summary cannot be written: its line after the bad reports', not instead
+        failed.append(err)
     unmatched = [e for e in roofline.left_out if isinstance(e, NoKernelMatched)]
     for note in unmatched:  # a report without the --kernel kernels: a note, not a failure (one that matched ranks)
         typer.echo(f"roofline: note: {visible(str(note))}", err=True)

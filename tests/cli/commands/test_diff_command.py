@@ -479,3 +479,38 @@ def test_every_null_of_the_diff_document_has_its_reason(shared_report, pair):
     if pair[0] == pair[1]:
         assert doc["not_judged"][0]["share_of"] is None
         assert doc["missing"]["not_judged[0].share_of"] == "neither report has a launch time of the kernel"
+
+
+EXAMPLE_MODEL = Path(__file__).resolve().parents[3] / "examples" / "h100-sxm_synthetic.roofline.json"
+
+
+@pytest.mark.parametrize("option, value, words", [
+    ("--fail-if-roof-drop", "150", "150 is above 100"),
+    ("--fail-if-slower", "1e300", "1e+300 is above 1000"),
+    ("--fail-if-total-slower", "1000.5", "1000.5 is above 1000"),
+    ("--work-tolerance", "1e6", "1e+06 is not below 1e+06"),
+    ("--alpha", "0", "0 is not above 0"),
+    ("--alpha", "0.5", "0.5 is not below 0.5"),
+])
+def test_a_gate_threshold_past_its_bound_is_a_usage_error_naming_the_bound(option, value, words):
+    """No value switches the gate off: each threshold has an upper bound in the Number layer, and the line names
+    the bound passed (--work-tolerance 1e6 said "must be a percent of 0 or more")."""
+    result = invoke(EXAMPLE_MODEL, EXAMPLE_MODEL, option, value)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr == (f"roofline: error: invalid value for {option}: {words}: run 'roofline diff --help' for "
+                             "the options\n")
+
+
+def test_a_kernel_48_times_slower_fails_the_gate_at_the_largest_thresholds(tmp_path):
+    """The thresholds at their bounds (1000 percent, 100 points) still fail a kernel 48 times slower (exit 1)."""
+    doc = json.loads(EXAMPLE_MODEL.read_text())
+    for launch_ in doc["launches"]:
+        launch_["metrics"]["gpu__time_duration.sum"] *= 48
+    new = tmp_path / "new.json"
+    new.write_text(json.dumps(doc))
+    gate = ["--gate-different-work", "--fail-if-slower", "1000", "--fail-if-total-slower", "1000",
+            "--fail-if-roof-drop", "100", "-f", "json"]
+    result = invoke(EXAMPLE_MODEL, new, *gate)
+    assert result.exit_code == 1, result.output
+    doc = json.loads(result.stdout)
+    assert doc["regression"] is True and doc["thresholds"]["slower_pct"] == 1000

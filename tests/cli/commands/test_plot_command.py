@@ -158,3 +158,31 @@ def test_occupancy_plot_is_written_and_one_without_launch_shapes_is_not(in_tmp):
     result = runner.invoke(app, ["plot", "--kind", "occupancy", str(EXAMPLE), "-o", "none.png"])
     assert result.exit_code == 2 and not (in_tmp / "none.png").exists()
     assert "nothing to plot" in result.stderr and "--section LaunchStats --section Occupancy" in result.stderr
+
+
+def test_a_bad_report_is_named_when_another_has_nothing_to_plot(shared_report, tmp_path):
+    """The good report of a basic set has nothing to plot: the bad report beside it is named too (before the plot's
+    line), not left for a second run to find."""
+    out, bad = tmp_path / "p.png", tmp_path / "random.ncu-rep"
+    bad.write_bytes(b"\x00garbage" * 64)
+    report = shared_report("a100-40gb_cublas-sgemm_basic")
+    result = runner.invoke(app, ["plot", str(report), str(bad), "-o", str(out)])
+    assert result.exit_code == 2 and not out.exists(), result.output
+    lines = result.stderr.splitlines()
+    assert len(lines) == 2
+    assert lines[0] == (f"roofline: error: {bad}: not an Nsight Compute report (no NVR header): pass a .ncu-rep "
+                        "file written by ncu, or a .json report model")
+    assert lines[1].startswith(f"roofline: error: {out}: not written, nothing to plot: no kernel of {report} ")
+
+
+def test_a_bad_report_is_named_when_the_plot_cannot_be_written(tmp_path):
+    """A plot file that is the user's is not replaced: that line and the bad report's, exit 2."""
+    out, bad = tmp_path / "mine.png", tmp_path / "empty.ncu-rep"
+    out.write_bytes(b"\x89PNG\r\n\x1a\nthe user's")
+    bad.write_bytes(b"")
+    result = runner.invoke(app, ["plot", str(EXAMPLE), str(bad), "-o", str(out)])
+    assert result.exit_code == 2 and out.read_bytes() == b"\x89PNG\r\n\x1a\nthe user's"
+    assert result.stderr.splitlines() == [
+        f"roofline: error: {bad}: file is empty: the profiling run did not finish; profile again",
+        f"roofline: error: {out}: exists and was not written by roofline; not replacing it: remove it, or choose "
+        "another file name (the option that named it, or -o for the files beside a report)"]

@@ -17,6 +17,7 @@ from tests.conftest import find_shared_nsys
 from tests.nsys import independent
 
 runner = CliRunner()
+EXAMPLE_MODEL = str(Path(__file__).resolve().parents[3] / "examples" / "h100-sxm_synthetic.roofline.json")
 REPO = Path(__file__).resolve().parents[3]
 ENV = {"COLUMNS": "100"}
 CONV = "rtx3090_memfusion-conv-nvtx_2023.1.sqlite"
@@ -120,14 +121,26 @@ def test_the_nvtx_title_is_one_line_above_its_narrow_table() -> None:
     assert lines[title + 1].split() == ["range", "count", "total"]
 
 
-def test_a_bad_file_is_one_line_with_exit_2(tmp_path: Path) -> None:
-    bad = tmp_path / "x.sqlite"
-    bad.write_text("not sqlite")
+NEITHER = ("not an SQLite file, nor an nsys report: give an Nsight Systems report (.nsys-rep, .qdrep: nsys profile "
+           "writes them) or its SQLite export (nsys export --type sqlite FILE)")
+
+
+@pytest.mark.parametrize("name", ["x.sqlite", "x.nsys-rep", "x.qdrep", "model.json"])
+def test_a_file_of_no_kind_read_is_one_line_naming_every_kind(tmp_path: Path, name: str) -> None:
+    """A file that is neither an nsys report nor an SQLite export (random bytes named .nsys-rep, a report model):
+    the line names the reports too, not only the SQLite export."""
+    bad = tmp_path / name
+    bad.write_text('{"format": "x"}' if name.endswith(".json") else "not sqlite")
     result = runner.invoke(app, ["timeline", str(bad)], env=ENV)
     assert result.exit_code == 2
-    assert result.output.strip().splitlines()[-1] == (
-        f"roofline: error: {bad}: not an SQLite file: give nsys's SQLite export (nsys export --type sqlite FILE, "
-        "or nsys profile --export sqlite)")
+    assert result.stderr == f"roofline: error: {bad}: {NEITHER}\n"
+
+
+def test_summary_nsys_of_a_file_of_no_kind_read_names_every_kind(tmp_path: Path) -> None:
+    bad = tmp_path / "random.nsys-rep"
+    bad.write_bytes(bytes(range(256)))
+    result = runner.invoke(app, ["summary", EXAMPLE_MODEL, "--nsys", str(bad)], env=ENV)
+    assert result.exit_code == 2 and result.stderr == f"roofline: error: {bad}: {NEITHER}\n"
 
 
 def test_specs_without_work_is_refused_not_ignored(tmp_path: Path) -> None:

@@ -142,6 +142,14 @@ def test_unknown_plot_format_is_refused_before_drawing(tmp_path, name):
         plot_format(tmp_path / name)
 
 
+def test_a_folder_given_as_the_plot_is_named_a_folder_not_an_unknown_format(tmp_path):
+    (tmp_path / "plots.png").mkdir()  # even with a plot's suffix
+    for folder in (tmp_path, tmp_path / "plots.png"):
+        with pytest.raises(RooflineError, match="a folder, not a plot file") as err:
+            plot_format(folder)
+        assert str(folder / "roofline.png") in err.value.hint
+
+
 # --- Roofs the kernels are bound by, log normalized axis, layout ---------------------------------------
 RTX4070TI = "rtx4070ti_pytorch-sim_full"
 
