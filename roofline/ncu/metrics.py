@@ -822,12 +822,14 @@ def l2_traffic(launch: KernelLaunch) -> Traffic:
 
 def _l2_peak(launch: KernelLaunch) -> Measured:
     """The L2 bandwidth roof the report holds: lts__t_bytes's peak, else 32 B x the L2 -> crossbar cycles' peak,
-    else the L2 -> L1 read bytes' peak (each x its unit's clock)."""
-    for name, scale, unit in ((LTS_T_BYTES, 1, "lts"), (LTS2XBAR_CYCLES, BYTES_PER_LTS2XBAR_CYCLE, "lts"),
-                              (XBAR2L1TEX_READ, 1, "l1tex")):
-        found = peak(launch, name, unit)
-        if found.value is not None or found.via:
-            return _with_hint(_scaled(found, scale) if scale != 1 else found, HINT_CACHE)
+    else the L2 -> L1 read bytes' peak, each x the L2 clock, as ncu's hierarchical roofline sections take it (the
+    last x the L1 clock only where the report has no L2 clock)."""
+    for name, scale, units in ((LTS_T_BYTES, 1, ("lts",)), (LTS2XBAR_CYCLES, BYTES_PER_LTS2XBAR_CYCLE, ("lts",)),
+                               (XBAR2L1TEX_READ, 1, ("lts", "l1tex"))):
+        for unit in units:
+            found = peak(launch, name, unit)
+            if found.value is not None or found.via:
+                return _with_hint(_scaled(found, scale) if scale != 1 else found, HINT_CACHE)
     return _absent([f"{LTS_T_BYTES}.sum.peak_sustained"], HINT_CACHE)
 
 
