@@ -75,6 +75,11 @@ class Work(Struct, frozen=True):
         total: float | None = flops_sum(self.flops)
         return total
 
+    @property
+    def flops_partial(self) -> bool:
+        """Whether ``total_flops`` is a lower bound: a total of the precisions measured, another not measured."""
+        return self.total_flops is not None and any(v is None for v in self.flops.values())
+
     def amount(self, key: str) -> float | None:
         """The work per launch of a measure key: "flops" (all precisions), "flops.fp32", "bytes.dram", "threads",
         "instructions"."""
@@ -150,6 +155,7 @@ class WorkCheck(Struct, frozen=True):
     notes: tuple[WorkNote, ...] = ()  # what was compared under a common definition, or left out for lack of one
     # all FLOPs per launch of each side (base, other) as compared (one FP16 definition on both); None without any
     flops: tuple[float | None, float | None] = (None, None)
+    flops_partial: tuple[bool, bool] = (False, False)  # per side: ``flops`` a lower bound (a precision not measured)
 
     @property
     def unit(self) -> str:
@@ -255,7 +261,7 @@ def compare_work(base: Work, other: Work, tolerance: float = WORK_TOLERANCE, sam
     unit_key, ratio = _throughput(base, other, basis)
     notes += tuple(WorkNote(WorkNoteKind.NOT_COMPARED, k, apart=m.apart) for k, m in raw.items() if m.apart)
     return WorkCheck(measures, basis, different, tolerance, unit_key, ratio, governs, notes,
-                     (base.total_flops, other.total_flops))
+                     (base.total_flops, other.total_flops), (base.flops_partial, other.flops_partial))
 
 
 def _known(m: Measure) -> bool:

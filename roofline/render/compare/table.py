@@ -209,7 +209,9 @@ def work_grid(c: Comparison, i: int) -> Grid:
         check = p.work[i]
         measures = {m.key: m for m in check.measures} if check else {}
         notes.update(dict.fromkeys(f"{p.label_to(i)}: {work_note_text(n)}" for n in (check.notes if check else ())))
-        rows.append((*(si(flops) for flops in (check.flops if check else (None, None))),
+        rows.append((*(_flops_cell(flops, partial) for flops, partial in
+                       zip(check.flops if check else (None, None), check.flops_partial if check else (False, False),
+                           strict=True)),
                      *(_measure_cell(measures.get(key)) for key, _ in WORK_COLUMNS), _decided_by(check),
                      _work_word(p, i)))
     return Grid(f"Work per launch, {a} -> {b}",
@@ -219,7 +221,14 @@ def work_grid(c: Comparison, i: int) -> Grid:
                 f"block) differ by more than {100 * c.work_tolerance:g}% (--work-tolerance) and so does the work "
                 "on the resource that bounds both sides by their verdicts (DRAM, L2 or L1 bytes, a precision's "
                 "FLOPs, instructions); by = what decided; the rest is shown, it does not decide"
+                + ("; FLOPs >= X: the precisions measured, another not measured (JSON: its reason)"
+                   if any(any(chk.flops_partial) for p in shown if (chk := p.work[i]) is not None) else "")
                 + "".join(f"; {n}" for n in notes))
+
+
+def _flops_cell(flops: float | None, partial: bool) -> str:
+    """A side's FLOPs per launch: ">= X" where a precision was not measured (the total is a lower bound)."""
+    return f">= {si(flops)}" if partial and flops is not None else si(flops)
 
 
 def _decided_by(check: WorkCheck | None) -> str:

@@ -3,7 +3,7 @@ them."""
 
 from __future__ import annotations
 
-from roofline.compare.pairing import pair_reports
+from roofline.compare.pairing import Matcher, pair_reports
 from roofline.pipeline import analyze_files
 from roofline.render.compare.table import comparison_text, expectation_lines
 from tests.conftest import REPO
@@ -133,3 +133,19 @@ def test_a_map_that_pools_several_kernels_into_one_row_is_warned(shared_report):
     assert f"{n} in A, {n} in B" in line
     assert not any("one row for several" in x for x in pairing_lines(
         Roofline(AnalysisOptions()).diff(path, path, Thresholds(), parse_matcher(match="order")).result.comparison))
+
+
+def test_flops_that_leave_out_an_unmeasured_precision_read_as_a_lower_bound_never_zero(shared_report):
+    """The A100 CUTLASS report counts FP32/FP64/Tensor FLOPs of 0 and has no FP16 counter (hfma): its kernels'
+    FLOPs are 'at least 0', not 0; the RTX 3080 side (FP16 not measured either) reads '>= 901 M'; a report with
+    every precision measured keeps its plain figure."""
+    from roofline.render.compare.table import work_grid
+
+    a, b = analyze_files([shared_report("rtx3080_sgemm-vs-cublas_full"), shared_report("a100-80gb_cutlass-gemm_full")])
+    grid = work_grid(pair_reports([a, b], Matcher("order")), 1)
+    assert [row[:2] for row in grid.rows] == [(">= 901 M", ">= 0"), (">= 968 M", ">= 0")]
+    assert "FLOPs >= X: the precisions measured, another not measured" in grid.caption
+    full = analyze_files([shared_report("a10g_sgemm-blocktiling_roofline")] * 2)
+    plain = work_grid(pair_reports(full), 1)
+    assert all(not cell.startswith(">=") for row in plain.rows for cell in row[:2])
+    assert "FLOPs >= X" not in plain.caption
