@@ -335,7 +335,19 @@ def app_name(command: Sequence[str]) -> str:
         if _runs_code(options, kind) or not rest:
             break
         words = rest
-    return _safe_name(Path(words[0]).stem) or "report"
+    return _safe_name(program_stem(words[0])) or "report"
+
+
+# The extensions of a script or an executable that a report name leaves out (``app.py``, ``a.out``); any other dot
+# is part of the name: ``./solver.v2`` and ``./solver.v3`` get reports of their own
+PROGRAM_SUFFIXES = frozenset({".py", ".sh", ".bash", ".zsh", ".exe", ".out", ".bin", ".x", ".jl", ".pl", ".rb",
+                              ".lua", ".js"})
+
+
+def program_stem(word: str) -> str:
+    """A program's file name without a script's or an executable's extension (``PROGRAM_SUFFIXES``)."""
+    path = Path(word)
+    return path.stem if path.suffix.lower() in PROGRAM_SUFFIXES else path.name
 
 
 def _launcher(word: str) -> Launcher | None:

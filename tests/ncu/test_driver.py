@@ -647,6 +647,14 @@ def test_a_default_report_name_never_holds_a_space_or_an_equals_sign() -> None:
     assert driver.app_name(["./my app=1"]) == "my_app_1"
 
 
+@pytest.mark.parametrize(("command", "name"), [
+    (["./solver.v2"], "solver.v2"), (["./solver.v3", "in.dat"], "solver.v3"), (["./a.out"], "a"),
+    (["bash", "run.SH"], "run"), (["./app.exe"], "app"), (["./bench.jl"], "bench")])
+def test_a_report_name_drops_only_a_script_or_executable_extension(command: list[str], name: str) -> None:
+    """`./solver.v2` and `./solver.v3` were both named "solver": the second run's report collided with the first's."""
+    assert driver.app_name(command) == name
+
+
 @pytest.mark.parametrize(("version", "imported"), [((2020, 2, 1, 0), False), ((2020, 3, 0, 0), True),
                                                    ((2022, 3, 0, 0), True)])
 def test_import_source_is_left_out_for_an_ncu_older_than_the_option(version: tuple[int, ...],
