@@ -282,7 +282,7 @@ def calibration_problems(spec: DeviceSpec, cal: Calibration) -> list[SpecError]:
     what = [] if _normalize(cal.device) in {_normalize(n) for n in spec.display_names} else [
         f"measured.device '{cal.device}' is not a display name of spec '{spec.id}' ({', '.join(spec.display_names)})"]
     for key, roof in cal.roofs.items():
-        used, (sheet, figure_clock) = roof.used, _datasheet_roof(spec, key)
+        used, (sheet, figure_clock) = roof.used, datasheet_roof(spec, key)
         if used is None or sheet is None:
             continue
         at_clock = sheet * max(1.0, (used.sm_clock_hz or 0.0) / figure_clock) if figure_clock else sheet
@@ -305,8 +305,9 @@ def _user_calibration(cal: Calibration) -> bool:
     return not Path(cal.path).resolve().is_relative_to(builtin_folder().resolve())
 
 
-def _datasheet_roof(spec: DeviceSpec, key: str) -> tuple[float | None, float | None]:
-    """A calibrated roof's datasheet figure in a spec, with the SM clock it holds at (None for a bandwidth)."""
+def datasheet_roof(spec: DeviceSpec, key: str) -> tuple[float | None, float | None]:
+    """A calibrated roof's datasheet figure in a spec (``calibration.ROOFS`` keys), with the SM clock it holds at
+    (None for a bandwidth)."""
     if key == "dram":
         return spec.memory_bandwidth_bytes_per_s, None
     if key == "l2":

@@ -284,3 +284,26 @@ def test_the_default_file_of_several_reports_names_them_all_so_other_sets_go_els
     many = [tmp_path / f"{'x' * 30}{i}.ncu-rep" for i in range(5)]
     assert len("+".join(p.stem for p in many)) > DEFAULT_NAME_CHARS
     assert default_output(many, ".md") == REPORTS_DIR / f"{'x' * 30}0+4.md"
+
+
+@pytest.mark.parametrize(("command", "module"), [("report", "roofline.cli.workflow"),
+                                                 ("summary", "roofline.cli.commands.summary")])
+def test_a_document_that_cannot_be_written_names_the_bad_reports_too(tmp_path, monkeypatch, command, module):
+    """The document's write fails after the reports were read: the bad report's line comes first, then the
+    write's, exit 2 (the write's line alone hid it)."""
+    import importlib
+
+    from roofline.errors import RooflineError
+
+    def full_disk(*args: object, **kwargs: object) -> None:
+        raise RooflineError("d.json: cannot write (No space left on device)", "choose a writable path with free space")
+
+    monkeypatch.setattr(importlib.import_module(module), "write_document", full_disk)
+    good = Path(__file__).resolve().parents[2] / "examples" / "h100-sxm_synthetic.roofline.json"
+    bad = tmp_path / "empty.ncu-rep"
+    bad.write_bytes(b"")
+    result = runner.invoke(app, [command, str(good), str(bad), "-f", "json", "-o", str(tmp_path / "d.json")])
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-2:] == [
+        f"roofline: error: {bad}: file is empty: the profiling run did not finish; profile again",
+        "roofline: error: d.json: cannot write (No space left on device): choose a writable path with free space"]

@@ -237,6 +237,7 @@ def _print_table(cal: Calibration, spec: DeviceSpec | None) -> None:
     from roofline.core.units import si
     from roofline.render.terminal import terminal_console
     from roofline.specs.calibration import BANDWIDTHS, ROOFS
+    from roofline.specs.catalog import datasheet_roof
 
     table = Table(title=f"Calibrated roofs: {cal.device}", title_justify="left", box=None, pad_edge=False,
                   padding=(0, 1), header_style="bold")
@@ -248,7 +249,7 @@ def _print_table(cal: Calibration, spec: DeviceSpec | None) -> None:
         if roof is None:
             continue
         unit = "B/s" if key in BANDWIDTHS else "FLOP/s"
-        sheet = _datasheet(spec, key)
+        sheet = datasheet_roof(spec, key)[0] if spec is not None else None
         cells = []
         for r in (roof.ncu, roof.default):
             cells += [si(r.median, unit) if r else "n/a", f"{r.median / sheet:.2f}" if r and sheet else ""]
@@ -257,13 +258,3 @@ def _print_table(cal: Calibration, spec: DeviceSpec | None) -> None:
         table.add_row(key, si(sheet, unit), cells[0], cells[1], clock, cells[2], cells[3],
                       f"{spread:.1f}%" if spread is not None else "", roof.method or roof.missing)
     terminal_console().print(table)
-
-
-def _datasheet(spec: DeviceSpec | None, key: str) -> float | None:
-    if spec is None:
-        return None
-    if key == "dram":
-        return spec.memory_bandwidth_bytes_per_s
-    if key == "l2":
-        return spec.l2_bytes_per_s
-    return spec.peaks.get(key)

@@ -42,7 +42,7 @@ from roofline.render.compare.prose import (
     work_summary,
 )
 from roofline.render.names import bound_word, group_name
-from roofline.render.terminal import Cell, Chain, add_rows, escape, plain_table, record, warning_lines
+from roofline.render.terminal import Cell, Chain, add_rows, escape, hanging, plain_table, record, warning_lines
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
@@ -1051,18 +1051,13 @@ def _why_na(s: AppSummary, width: int) -> list[str]:
         return []
     lines = ["[bold]Why n/a[/bold] (--format json gives each reason under its row's missing):"]
     return lines + [line for (why, ranks), columns in merged.items()
-                    for line in _hanging(f"{', '.join(columns)} [{_ranks(ranks)}]: {why}", width)]
+                    for line in hanging(f"  {', '.join(columns)} [{_ranks(ranks)}]: {why}", width)]
 
 
 def _ranks(ranks: Sequence[int]) -> str:
     """Rows by rank, runs shortened: "#1-#4, #7"."""
     return ", ".join(f"#{first}-#{last}" if last > first else f"#{first}" for first, last in runs(ranks))
 
-
-def _hanging(text: str, width: int) -> list[str]:
-    """``text`` wrapped to ``width`` columns two spaces in, its continuation lines two further, escaped for rich,
-    never between a number and its unit."""
-    return [escape(line) for line in unit_wrap(f"  {text}", width, indent="    ")]
 
 
 def _by_recoverable(row: SummaryRow) -> bool:

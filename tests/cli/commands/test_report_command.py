@@ -468,25 +468,3 @@ def test_measured_clock_ceilings_get_their_own_column_in_the_ceilings_table(shar
     written = CliRunner().invoke(app, ["report", str(report), "--ceilings", "measured-clock", "-o", str(md)])
     assert written.exit_code == 0, written.output
     assert "| measured-clock | measured-clock / datasheet |" in md.read_text()
-
-
-def test_a_report_that_cannot_be_written_names_the_bad_reports_too(tmp_path, monkeypatch):
-    """As summary's: `report`'s document write fails after the reports were read: the bad report's line first,
-    then the write's, exit 2."""
-    from pathlib import Path
-
-    import roofline.cli.workflow as workflow
-    from roofline.errors import RooflineError
-
-    def full_disk(*args: object, **kwargs: object) -> None:
-        raise RooflineError("r.json: cannot write (No space left on device)", "choose a writable path with free space")
-
-    monkeypatch.setattr(workflow, "write_document", full_disk)
-    good = Path(__file__).resolve().parents[3] / "examples" / "h100-sxm_synthetic.roofline.json"
-    bad = tmp_path / "empty.ncu-rep"
-    bad.write_bytes(b"")
-    result = CliRunner().invoke(app, ["report", str(good), str(bad), "-f", "json", "-o", str(tmp_path / "r.json")])
-    assert result.exit_code == 2
-    assert result.stderr.splitlines()[-2:] == [
-        f"roofline: error: {bad}: file is empty: the profiling run did not finish; profile again",
-        "roofline: error: r.json: cannot write (No space left on device): choose a writable path with free space"]

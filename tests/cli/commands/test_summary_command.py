@@ -383,25 +383,3 @@ def test_a_store_with_no_analysed_report_is_one_line_naming_the_failed_files_and
     empty = runner.invoke(app, ["summary", str(tmp_path / "empty")])
     assert empty.exit_code == 2 and empty.stderr.startswith(
         f"roofline: error: {tmp_path / 'empty'}: nothing to summarise: the store holds no report: ")
-
-
-def test_a_summary_that_cannot_be_written_names_the_bad_reports_too(tmp_path, monkeypatch):
-    """The document's write fails after the reports were read: the bad report's line comes first, then the
-    write's, exit 2 (the write's line alone hid it)."""
-    from pathlib import Path
-
-    import roofline.cli.commands.summary as summary_command
-    from roofline.errors import RooflineError
-
-    def full_disk(*args: object, **kwargs: object) -> None:
-        raise RooflineError("s.json: cannot write (No space left on device)", "choose a writable path with free space")
-
-    monkeypatch.setattr(summary_command, "write_document", full_disk)
-    good = Path(__file__).resolve().parents[3] / "examples" / "h100-sxm_synthetic.roofline.json"
-    bad = tmp_path / "empty.ncu-rep"
-    bad.write_bytes(b"")
-    result = runner.invoke(app, ["summary", str(good), str(bad), "-f", "json", "-o", str(tmp_path / "s.json")])
-    assert result.exit_code == 2
-    assert result.stderr.splitlines()[-2:] == [
-        f"roofline: error: {bad}: file is empty: the profiling run did not finish; profile again",
-        "roofline: error: s.json: cannot write (No space left on device): choose a writable path with free space"]
