@@ -1,11 +1,15 @@
 """Pure functions over nsys timelines: the kernels worth profiling, and the MPI ranks side by side (per-rank
-totals and the ranks whose GPU busy time strays from the others')."""
+totals, each file's rank, and the ranks whose GPU busy time strays from the others': where the GPU work lies between
+synchronisations, the others wait on a busier one)."""
 
 from __future__ import annotations
 
+import re
 import statistics
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from pathlib import PurePath
+from typing import Literal
 
 from msgspec import Struct
 
@@ -18,21 +22,30 @@ from roofline.core.thresholds import RANK_OUTLIER_PCT
 from roofline.core.timeline import KernelTime, Representative, Timeline
 from roofline.core.units import counted, pct, seconds
 
+Outlier = Literal["slow", "fast"]
+RankFrom = str  # a launcher variable of RANK_VARIABLES (PMI_RANK, ...), or one of FILE_NAME and ORDER
+FILE_NAME = "file_name"  # the rank is the number that tells the files' names apart
+ORDER = "order"  # no rank known: the files in the order given
+_RANK_WORD = re.compile(r"(?<![a-z])rank[-_.]?(\d+)", re.IGNORECASE)  # "x-rank1_2021.2.qdrep", "app.rank3.node"
+_NUMBER = re.compile(r"\d+")
+
 
 class RankTotal(Struct, frozen=True):
-    """One file of a multi-file timeline (one MPI rank): its totals and how far its busy time is from the median
-    of the ranks'."""
+    """One file of a multi-file timeline (one MPI rank): its totals and how far its busy time is from the other
+    ranks'."""
 
-    rank: int  # the file's place on the command line
+    rank: int | None  # the file's MPI rank (``rank_from`` says how it is known); None where it is not known
+    rank_from: RankFrom
+    file: int  # the file's place on the command line, from 0: its timeline in ``TimelineSet.timelines``
     path: str
     launches: int
     kernel_s: float
     busy_s: float
     span_s: float
-    off_median_pct: float  # busy time against the ranks' median busy time, in percent (0 when that median is 0)
+    off_others_pct: float  # busy time against the median busy time of the other ranks, in percent (0 when it is 0)
     top_kernel: str
     idle_s: float  # the span's time with no kernel running (span - busy, at least 0)
-    outlier: bool  # off the median by more than RANK_OUTLIER_PCT
+    outlier: Outlier | None  # slow: above the others by more than RANK_OUTLIER_PCT, fast: below; else None
 
 
 def top_kernels(timeline: Timeline, n: int) -> tuple[KernelTime, ...]:
@@ -40,22 +53,65 @@ def top_kernels(timeline: Timeline, n: int) -> tuple[KernelTime, ...]:
     return timeline.kernels[:n]
 
 
-def rank_totals(timelines: Sequence[Timeline]) -> tuple[RankTotal, ...]:
-    """Per file: launches, kernel time, busy time, span (summed over its GPUs) and the distance from the median."""
-    median = statistics.median(t.busy_s for t in timelines) if timelines else 0.0
-    return tuple(_rank(i, t, median) for i, t in enumerate(timelines))
+def rank_totals(timelines: Sequence[Timeline],
+                rank_variables: Sequence[Mapping[str, int]] = ()) -> tuple[RankTotal, ...]:
+    """Per file: launches, kernel time, busy time, span (summed over its GPUs) and the distance from the other
+    ranks' median busy time, by rank (``known_ranks``; ``rank_variables``: each file's launcher variables)."""
+    ranks, source = known_ranks([t.path for t in timelines], rank_variables)
+    busy = [t.busy_s for t in timelines]
+    totals = [_rank(i, t, ranks[i], source, _others_median(busy, i)) for i, t in enumerate(timelines)]
+    return tuple(sorted(totals, key=lambda r: (r.file if r.rank is None else r.rank, r.file)))
 
 
-def _rank(i: int, t: Timeline, median: float) -> RankTotal:
+def known_ranks(paths: Sequence[str],
+                rank_variables: Sequence[Mapping[str, int]] = ()) -> tuple[list[int | None], RankFrom]:
+    """Each file's MPI rank and how it is known: the first launcher variable that every file's environment holds
+    with a value of its own (``rank_variables``, one mapping per file); else a number of its own in every file's
+    name, then path (``name_ranks``); else none (ORDER)."""
+    if rank_variables and len(rank_variables) == len(paths):
+        for variable in rank_variables[0]:
+            values = [v.get(variable) for v in rank_variables]
+            if None not in values and len(set(values)) == len(values):
+                return values, variable
+    for texts in ([PurePath(p).name for p in paths], list(paths)):
+        found = name_ranks(texts)
+        if found is not None:
+            return list(found), FILE_NAME
+    return [None] * len(paths), ORDER
+
+
+def name_ranks(names: Sequence[str]) -> list[int] | None:
+    """The ranks the names carry, each a different one: the number after "rank" where every name has one
+    ("x-rank1_2021.2.qdrep"), else the one number by which the names differ ("app.10.sqlite" beside
+    "app.2.sqlite"); None where neither tells every name apart."""
+    said = [_RANK_WORD.findall(n) for n in names]
+    candidates = [[int(s[0]) for s in said]] if all(len(s) == 1 for s in said) else []
+    numbers = [_NUMBER.findall(n) for n in names]
+    if len({len(n) for n in numbers}) == 1:
+        varying = [j for j in range(len(numbers[0])) if len({int(n[j]) for n in numbers}) > 1]
+        if len(varying) == 1:
+            candidates.append([int(n[varying[0]]) for n in numbers])
+    return next((c for c in candidates if len(set(c)) == len(c)), None)
+
+
+def _others_median(busy: Sequence[float], i: int) -> float:
+    """The median busy time of the ranks other than ``i``: what rank ``i`` is held against (for two ranks, the
+    other one's)."""
+    others = [*busy[:i], *busy[i + 1:]]
+    return statistics.median(others) if others else 0.0
+
+
+def _rank(i: int, t: Timeline, rank: int | None, source: RankFrom, others: float) -> RankTotal:
     span = sum(d.span_s for d in t.devices)
-    off = (t.busy_s / median - 1.0) * 100.0 if median > 0 else 0.0
-    return RankTotal(i, t.path, sum(k.count for k in t.kernels), t.kernel_s, t.busy_s, span, off,
-                     t.kernels[0].name if t.kernels else "", max(span - t.busy_s, 0.0), abs(off) > RANK_OUTLIER_PCT)
+    off = (t.busy_s / others - 1.0) * 100.0 if others > 0 else 0.0
+    outlier: Outlier | None = "slow" if off > RANK_OUTLIER_PCT else "fast" if off < -RANK_OUTLIER_PCT else None
+    return RankTotal(rank, source, i, t.path, sum(k.count for k in t.kernels), t.kernel_s, t.busy_s, span, off,
+                     t.kernels[0].name if t.kernels else "", max(span - t.busy_s, 0.0), outlier)
 
 
 class TimelineSet(Struct, frozen=True):
-    """What `roofline timeline` shows: each file's timeline and, for several files (MPI ranks), their totals;
-    with --work, the kernels placed on the roofline with an ncu report's work."""
+    """What `roofline timeline` shows: each file's timeline and, for several files (MPI ranks), their totals
+    (by rank); with --work, the kernels placed on the roofline with an ncu report's work."""
 
     timelines: tuple[Timeline, ...]
     ranks: tuple[RankTotal, ...]  # empty for one file
@@ -63,11 +119,18 @@ class TimelineSet(Struct, frozen=True):
     streams: StreamsView | None = None  # the files' GPU work in time; None where not read
     time_gaps: tuple[TimeGap, ...] = ()  # with --work: the kernels whose nsys and ncu times are far apart
 
+    def rank_of(self, file: int) -> RankTotal | None:
+        """The totals of the file at this place on the command line (None for one file)."""
+        return next((r for r in self.ranks if r.file == file), None)
+
 
 def timeline_set(timelines: Sequence[Timeline], work: BorrowedWork | None = None, streams: StreamsView | None = None,
-                 time_gaps: Sequence[TimeGap] = ()) -> TimelineSet:
-    return TimelineSet(tuple(timelines), rank_totals(timelines) if len(timelines) > 1 else (), work, streams,
-                       tuple(time_gaps))
+                 time_gaps: Sequence[TimeGap] = (),
+                 rank_variables: Sequence[Mapping[str, int]] = ()) -> TimelineSet:
+    """The timelines with, for several, their ranks (``rank_variables``: each file's launcher rank variables,
+    ``nsys.load.Loaded.rank_variables``)."""
+    return TimelineSet(tuple(timelines), rank_totals(timelines, rank_variables) if len(timelines) > 1 else (), work,
+                       streams, tuple(time_gaps))
 
 
 class NcuTarget(Struct, frozen=True):

@@ -9,16 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from roofline.core.mpi import RANK_VARS
 from roofline.errors import RooflineError
 
-RANK_VARS = (
-    "OMPI_COMM_WORLD_RANK",  # Open MPI
-    "PMIX_RANK",  # PMIx launchers (Open MPI 5, prrte)
-    "PMI_RANK",  # MPICH / Intel MPI (Hydra)
-    "MV2_COMM_WORLD_RANK",  # MVAPICH2
-    "PALS_RANKID",  # HPE Cray PALS
-    "SLURM_PROCID",  # srun
-)
 LOCAL_RANK_VARS = (
     "OMPI_COMM_WORLD_LOCAL_RANK",
     "MPI_LOCALRANKID",  # MPICH / Intel MPI (Hydra)

@@ -43,7 +43,7 @@ SIMILAR_NAMES = 0.5
 LOCAL_SECTORS_SHARE = 0.25
 MIN_SHARE_PCT = 1.0  # --min-share: kernels with less of BASE's and NEW's time are not gated on their own
 TOTAL_SLOWER_PCT = 5.0  # --fail-if-total-slower: the gated kernels together slower by more than this fail
-RANK_OUTLIER_PCT = 10.0  # timeline: an MPI rank whose GPU busy time is this far from the ranks' median is an outlier
+RANK_OUTLIER_PCT = 10.0  # timeline: an MPI rank whose GPU busy time is this far from the other ranks' median
 TIME_RATIO_FLAG = 2.0  # summary --nsys: ncu's time per launch this many times nsys's median (or 1/this): named
 L2_RATIO_FLAG = 1.5  # timeline --work: L2 sizes this many times apart: the DRAM bytes ncu measured may not carry over
 # The .ncu-rep reader's time limit (``ncu.reader.read_time_limit``, --timeout's default): ncu_report reads 10-20 MB/s

@@ -12,7 +12,7 @@ from msgspec import Struct
 from roofline.analysis.borrowed import BorrowedKernel, BorrowedWork
 from roofline.analysis.streams import StreamsView
 from roofline.analysis.time_gap import TimeGap
-from roofline.analysis.timeline import RankTotal, TimelineSet
+from roofline.analysis.timeline import Outlier, RankTotal, TimelineSet
 from roofline.core.model import LEVELS
 from roofline.core.timeline import ApiCall, IdleKind, LaunchConfigTime, Timeline, TransferKind
 from roofline.core.version import GENERATOR
@@ -109,16 +109,19 @@ class TimelineDoc(Struct, frozen=True):
 
 
 class RankDoc(Struct, frozen=True):
-    """One file of several (an MPI rank): its totals and how far its busy time is from the median rank's."""
+    """One file of several (an MPI rank): its rank and how that is known (a launcher variable such as PMI_RANK,
+    file_name, or order: null rank), its totals, how far its busy time is from the other ranks' median, and
+    whether its GPU is busier (slow) or less busy (fast) than theirs by more than RANK_OUTLIER_PCT."""
 
-    rank: int
+    rank: int | None
+    rank_from: str
     path: str
     launches: int
     kernel_s: float
     busy_s: float
     span_s: float
-    off_median_pct: float
-    outlier: bool
+    off_others_pct: float
+    outlier: Outlier | None
     top_kernel: str
 
 
@@ -232,8 +235,8 @@ def timeline_doc(t: Timeline) -> TimelineDoc:
 
 
 def rank_doc(r: RankTotal) -> RankDoc:
-    return RankDoc(r.rank, r.path, r.launches, r.kernel_s, r.busy_s, r.span_s, r.off_median_pct, r.outlier,
-                   r.top_kernel)
+    return RankDoc(r.rank, r.rank_from, r.path, r.launches, r.kernel_s, r.busy_s, r.span_s, r.off_others_pct,
+                   r.outlier, r.top_kernel)
 
 
 def work_doc(w: BorrowedWork, words: TimelineWords, gaps: tuple[TimeGap, ...] = ()) -> WorkDoc:

@@ -12,7 +12,7 @@ from roofline.core.timeline import LaunchConfigTime, Representative, Timeline
 from roofline.nsys.export import sqlite_of
 from roofline.nsys.launches import kept
 from roofline.nsys.streams import migrations, stream_trace
-from roofline.nsys.timeline import launch_configs, read_timeline, representatives
+from roofline.nsys.timeline import launch_configs, rank_variables, read_timeline, representatives
 
 
 def load_timeline(path: str | Path, nvtx: str | None = None, nsys: str | None = None,
@@ -44,13 +44,14 @@ def load_with_configs(path: str | Path, nsys: str | None = None,
 
 class Loaded(NamedTuple):
     """What one export gives the timeline command: the timeline, its GPU work per stream (None where not asked),
-    and with ``configs`` the kernels per launch configuration and the unified-memory migrations under their
-    launches."""
+    with ``configs`` the kernels per launch configuration and the unified-memory migrations under their launches,
+    and the MPI launcher's rank variables nsys ran with (``nsys.timeline.rank_variables``)."""
 
     timeline: Timeline
     trace: StreamTrace | None
     configs: tuple[LaunchConfigTime, ...] = ()
     migrations: dict[tuple[str, tuple[int, int, int], tuple[int, int, int]], Migration] = {}
+    rank_variables: dict[str, int] = {}
 
 
 def load_with_streams(path: str | Path, nvtx: str | None = None, nsys: str | None = None, group_by: str = "kernel",
@@ -61,6 +62,8 @@ def load_with_streams(path: str | Path, nvtx: str | None = None, nsys: str | Non
     with sqlite_of(path, nsys) as (sqlite, exported_by), kept():  # the kernels read once for both
         timeline = replace(read_timeline(sqlite, nvtx, group_by, path), path=str(path), exported_by=exported_by)
         trace = stream_trace(sqlite, path) if streams else None
+        ranks = rank_variables(sqlite, path)
         if not configs:
-            return Loaded(timeline, trace)
-        return Loaded(timeline, trace, launch_configs(sqlite, group_by, path), migrations(sqlite, path, group_by))
+            return Loaded(timeline, trace, rank_variables=ranks)
+        return Loaded(timeline, trace, launch_configs(sqlite, group_by, path), migrations(sqlite, path, group_by),
+                      ranks)

@@ -6,11 +6,15 @@ Facts of the export this relies on (nsys 2020.3 to 2025.1): kernels are rows of 
 (``start``/``end`` in ns, ``deviceId``, ``globalPid``, ``correlationId``; ``shortName`` an id into
 ``StringIds``), a profile without kernels has no such table; NVTX ranges are rows of ``NVTX_EVENTS`` with their
 name in ``text`` or, by id, in ``textId``; the GPUs are in ``TARGET_INFO_GPU`` (``id``) or, in 2020.3 exports, in
-``TARGET_INFO_CUDA_GPU`` (``deviceId``); columns differ between versions, so they are looked up by name.
+``TARGET_INFO_CUDA_GPU`` (``deviceId``); columns differ between versions, so they are looked up by name. The
+environment nsys was started with is the ``DeviceEnvironment`` row of ``TARGET_INFO_SYSTEM_ENV``, its variables
+separated by ``;`` (2023 captures on) or, in 2021 captures, by NUL bytes (the ``sqlite3`` shell prints only the text
+before the first).
 """
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import closing, contextmanager
@@ -19,6 +23,7 @@ from pathlib import Path
 
 from roofline.core.files import EMPTY_FILE, open_regular
 from roofline.core.kernel_names import kernel_key
+from roofline.core.mpi import RANK_VARS
 from roofline.core.timeline import (
     DeviceTime,
     KernelTime,
@@ -48,6 +53,10 @@ NVTX = "NVTX_EVENTS"
 SQLITE_MAGIC = b"SQLite format 3\x00"
 NS = 1e-9
 PID_MASK = ~0xFFFFFF  # globalTid = globalPid + thread id in the low 24 bits
+SYSTEM_ENV = "TARGET_INFO_SYSTEM_ENV"
+RANK_VARIABLES = RANK_VARS  # the MPI launchers' rank variables, most specific first
+_ENV_ENTRY = re.compile(r"([A-Z_][A-Z0-9_]*)=(\d+)")
+NVTX_RANGES_LISTED = "against the ranges `roofline timeline` lists"  # the MCP server names its tool instead
 EXPORT_HINT = "give nsys's SQLite export (nsys export --type sqlite FILE, or nsys profile --export sqlite)"
 
 
@@ -68,7 +77,7 @@ def read_timeline(path: Path, nvtx: str | None = None, group_by: str = "kernel",
                               "profile with CUDA tracing on (nsys profile --trace cuda)")
         if not len(launches):
             raise ReportError(f"{shown}: no kernel was launched inside an NVTX range named {nvtx!r}",
-                              "check the name against the ranges `roofline timeline` lists")
+                              f"check the name {NVTX_RANGES_LISTED}")
         kernels = _kernels(db, launches, group_by)
         figures = per_device(launches)
         every = unions(*read_columns(db, KERNELS, ("start", '"end"', "deviceId"))) if nvtx is not None else {}
@@ -123,6 +132,21 @@ def launch_configs(path: Path, group_by: str = "kernel", name: Path | None = Non
                                 total * NS, median * NS)
                for gid, gx, gy, gz, bx, by, bz, n, total, median in rows]
     return tuple(sorted(configs, key=lambda c: (-c.total_s, c.name, c.grid, c.block)))
+
+
+def rank_variables(path: Path, name: Path | None = None) -> dict[str, int]:
+    """The MPI launcher's rank variables (``RANK_VARIABLES``, in that order) in the environment nsys ran with, as
+    the export records it; empty where it records none (``name``: as ``read_timeline``)."""
+    with _export(path, name or path) as db:
+        if SYSTEM_ENV not in _tables(db):
+            return {}
+        found: dict[str, int] = {}
+        for (value,) in db.execute(f"SELECT value FROM {SYSTEM_ENV} WHERE name = 'DeviceEnvironment'"):
+            for entry in re.split(r"[;\x00]", str(value)):
+                match = _ENV_ENTRY.fullmatch(entry.strip())
+                if match and match[1] in RANK_VARIABLES:
+                    found.setdefault(match[1], int(match[2]))
+        return {v: found[v] for v in RANK_VARIABLES if v in found}
 
 
 @contextmanager

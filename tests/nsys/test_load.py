@@ -31,3 +31,12 @@ def test_a_missing_str_path_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(RooflineError) as err:
         load.load_timeline(str(tmp_path / "missing.sqlite"))
     assert "\n" not in str(err.value) and "missing.sqlite" in str(err.value)
+
+
+def test_the_streams_loader_carries_the_launchers_rank_variables(tmp_path: Path) -> None:
+    """What ``timeline`` reads per file carries the rank variables nsys ran with, for the ranks table."""
+    from tests.nsys.test_timeline import with_environment
+
+    ranked = with_environment(EXPORT, tmp_path / "x.sqlite", "HOME=/root;OMPI_COMM_WORLD_RANK=4;SLURM_PROCID=0")
+    assert load.load_with_streams(ranked).rank_variables == {"OMPI_COMM_WORLD_RANK": 4, "SLURM_PROCID": 0}
+    assert load.load_with_streams(EXPORT, streams=False).rank_variables == {}

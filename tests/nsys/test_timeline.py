@@ -278,3 +278,50 @@ def test_an_nsight_compute_report_is_named_as_one():
     with pytest.raises(ReportError, match=r"triad-cupy\.full\.ncu-rep: an Nsight Compute report, not an Nsight "
                                           r"Systems profile: read it with roofline report"):
         load_timeline(report)
+
+
+H200 = "h200_nvfuser-matmul-nvtx_2025.1.sqlite"
+
+
+def with_environment(source: Path, target: Path, environment: str) -> Path:
+    """A copy of an export whose DeviceEnvironment row reads ``environment`` (the table made where it lacks one)."""
+    import shutil
+
+    shutil.copyfile(source, target)
+    with sqlite3.connect(target) as db:
+        db.execute("CREATE TABLE IF NOT EXISTS TARGET_INFO_SYSTEM_ENV (globalVid INTEGER, devStateName TEXT, "
+                   "name TEXT, nameEnum INTEGER, value TEXT)")
+        db.execute("DELETE FROM TARGET_INFO_SYSTEM_ENV WHERE name = 'DeviceEnvironment'")
+        db.execute("INSERT INTO TARGET_INFO_SYSTEM_ENV VALUES (0, 'Local (CLI)', 'DeviceEnvironment', 610, ?)",
+                   (environment,))
+    db.close()
+    return target
+
+
+def test_the_launchers_rank_variables_are_read_from_the_environment_nsys_ran_with(tmp_path: Path) -> None:
+    """The H200 export's real environment (';'-separated, Open MPI's OMPI_ALLOW_RUN_AS_ROOT=1 in it, no rank) with
+    the variables mpiexec and srun set appended: each rank variable, most specific first; none in the original."""
+    from roofline.nsys.timeline import rank_variables
+
+    real = find_shared_nsys(H200)
+    assert rank_variables(real) == {}
+    with sqlite3.connect(real) as db:
+        (environment,) = db.execute("SELECT value FROM TARGET_INFO_SYSTEM_ENV WHERE name = 'DeviceEnvironment'"
+                                    ).fetchone()
+    db.close()
+    assert "OMPI_ALLOW_RUN_AS_ROOT=1" in environment
+    ranked = with_environment(real, tmp_path / "h200.sqlite",
+                               f"SLURM_PROCID=0;{environment};PMI_RANK=3;OMPI_COMM_WORLD_RANK=3;LOCAL_RANK=1")
+    assert list(rank_variables(ranked).items()) == [("OMPI_COMM_WORLD_RANK", 3), ("PMI_RANK", 3), ("SLURM_PROCID", 0)]
+
+
+def test_rank_variables_separated_by_nul_bytes_and_an_export_without_the_table(tmp_path: Path) -> None:
+    """A capture's environment separated by NUL bytes (2021 reports store it so); the examples' export has no
+    TARGET_INFO_SYSTEM_ENV table: no variable, no error."""
+    from roofline.nsys.timeline import rank_variables
+    from tests.conftest import REPO
+
+    example = REPO / "examples" / "nsys" / "h100-examples.sqlite"
+    assert rank_variables(example) == {}
+    nul = with_environment(example, tmp_path / "r.sqlite", "SLURM_MEM_PER_CPU=4659\x00PMI_RANK=1\x00PMI_SIZE=8")
+    assert rank_variables(nul) == {"PMI_RANK": 1}

@@ -34,7 +34,8 @@ FACTS = Facts(output=Output("timeline"))
 def timeline(
     files: Annotated[list[Path], typer.Argument(
         help="nsys SQLite exports (.sqlite), or reports (.nsys-rep, .qdrep) exported with nsys; several files are "
-        "the ranks of one job.")],
+        "the ranks of one job, each known by the launcher's rank variable the profile records, else by the number "
+        "in its file name (report.%q{OMPI_COMM_WORLD_RANK}).")],
     nvtx: NvtxFilterOpt = None,
     top: Annotated[int, typer.Option("--top", "-n", min=0, help="Kernels shown per file in the table, Markdown, "
                                      "HTML and the plot (0: all, the plot its 15 longest; JSON and CSV hold "
@@ -55,7 +56,7 @@ def timeline(
 ) -> None:
     """Rank the kernels of whole applications by total GPU time from Nsight Systems profiles. Per kernel: count,
     total, median, min-max and share of the GPUs' busy time; per GPU its idle share; the NVTX ranges; for several
-    files (MPI ranks) the per-rank totals and outliers."""
+    files (MPI ranks) the per-rank totals in rank order, and the ranks the others wait on."""
     from roofline.render.mpl import plot_format
 
     if specs and not work:  # an option this run would not read is refused, as analyze and compare refuse theirs

@@ -1,9 +1,9 @@
 """`roofline timeline --plot`: one panel per file, its top kernels as bars of total GPU time, each labelled with
 its share of the GPUs' busy time and its launch count. Each file's panel has its own time axis (a file of
 6 ms beside one of 1 s would draw no visible bar on a shared one); a first panel compares the files (MPI ranks),
-each rank's GPU busy and idle time on one axis, outliers marked. Where the files' streams were read, a panel
-draws them in time (``streams``). With --work, a roofline panel of the kernels follows where a kernel has a point
-to draw."""
+by rank, each rank's GPU busy and idle time on one axis ending at the longest span, outliers marked. Where the
+files' streams were read, a panel draws them in time (``streams``). With --work, a roofline panel of the kernels
+follows where a kernel has a point to draw."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from roofline.analysis.timeline import TimelineSet
 from roofline.core.units import seconds, share_pct
 from roofline.render.mpl import PlotFormat, figure, freeze_layout, middle, to_bytes
 from roofline.render.timeline import streams, work
-from roofline.render.timeline.text import shown_names
+from roofline.render.timeline.text import OUTLIER_WORDS, file_labels, rank_label, shown_names
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -25,7 +25,8 @@ PANEL_WIDTH_IN = 10.0
 BAR_HEIGHT_IN = 0.3
 ROOFLINE_HEIGHT_IN = 5.0
 ROOM_FOR_LABELS = 1.45  # a panel's axis reaches this far past its longest bar, for its label
-RANK_ROOM_FOR_LABELS = 1.75  # the ranks' axis past the longest span, for its label (longer than a kernel's)
+RANK_AXIS_END = 1.02  # the ranks' axis ends just past the longest span (its labels sit inside the bars)
+RANK_LABEL_INSIDE = 0.5  # of the axis: a busy bar longer than this carries its label inside, right-aligned
 
 
 def draw(doc: TimelineSet, fmt: PlotFormat, top: int = 0, mark: bool = True) -> bytes:
@@ -39,7 +40,7 @@ def build(doc: TimelineSet, top: int = 0) -> Figure:
     bars = top or BARS
     heights = [1.0 + BAR_HEIGHT_IN * len(doc.ranks)] if doc.ranks else []
     if doc.streams is not None:
-        heights.append(streams.height_in(doc.streams, len(doc.timelines) > 1))
+        heights.append(streams.height_in(doc.streams, file_labels(doc)))
     heights += [1.0 + BAR_HEIGHT_IN * min(len(t.kernels), bars) for t in doc.timelines]
     roofline = doc.work is not None and work.has_points(doc.work)
     if roofline:
@@ -49,7 +50,7 @@ def build(doc: TimelineSet, top: int = 0) -> Figure:
     if doc.ranks:
         _ranks(axes.pop(0), doc)
     if doc.streams is not None:
-        streams.draw(axes.pop(0), doc.streams, [t.path for t in doc.timelines])
+        streams.draw(axes.pop(0), doc.streams, file_labels(doc))
     roofline_ax = axes.pop() if roofline else None
     if roofline_ax is not None and doc.work is not None:
         work.draw_roofline(roofline_ax, doc.work)
@@ -73,19 +74,23 @@ def build(doc: TimelineSet, top: int = 0) -> Figure:
 
 
 def _ranks(ax: Axes, doc: TimelineSet) -> None:
-    """Each rank's GPU busy time and the rest of its span (idle), on one axis; outliers named."""
+    """Each rank's GPU busy time and the rest of its span (idle), on one axis that ends at the longest span, by
+    rank; each labelled inside its bars (after a short busy bar, else inside it), the slow and fast ones named."""
     ys = list(range(len(doc.ranks)))
     busy = [r.busy_s * 1e3 for r in doc.ranks]
     idle = [r.idle_s * 1e3 for r in doc.ranks]
     ax.barh(ys, busy, color="#4a86c8", label="GPU busy")
     ax.barh(ys, idle, left=busy, color="#d5dbe3", label="idle (rest of the span)")
-    ax.set_yticks(ys, [f"rank {r.rank}: {middle(r.path.rsplit('/', 1)[-1], 40)}" for r in doc.ranks], fontsize=8)
+    ax.set_yticks(ys, [f"{rank_label(r)}: {middle(r.path.rsplit('/', 1)[-1], 40)}" for r in doc.ranks], fontsize=8)
     ax.invert_yaxis()
+    end = max((b + i for b, i in zip(busy, idle, strict=True)), default=0.0) * RANK_AXIS_END or 1.0
     for y, r, b in zip(ys, doc.ranks, busy, strict=True):
-        ax.annotate(f" busy {seconds(r.busy_s)}, {r.off_median_pct:+.1f}% vs median" +
-                    (" (outlier)" if r.outlier else ""), (b, y), va="center", fontsize=7,
-                    color="#b03a2e" if r.outlier else "black")
-    ax.set_xlim(0, max((b + i for b, i in zip(busy, idle, strict=True)), default=1.0) * RANK_ROOM_FOR_LABELS or 1.0)
+        inside = b > end * RANK_LABEL_INSIDE
+        ax.annotate(f" busy {seconds(r.busy_s)}, {r.off_others_pct:+.1f}% vs others" +
+                    (f" ({OUTLIER_WORDS[r.outlier]})" if r.outlier else "") + (" " if inside else ""), (b, y),
+                    va="center", ha="right" if inside else "left", fontsize=7,
+                    color="white" if inside else "#b03a2e" if r.outlier else "black")
+    ax.set_xlim(0, end)
     ax.set_xlabel("time (ms), one axis for all ranks")
     ax.set_title("ranks: GPU busy time and span", fontsize=9, loc="left")
     ax.legend(fontsize=7, loc="lower right", bbox_to_anchor=(1.0, 1.0), ncols=2, frameon=False)

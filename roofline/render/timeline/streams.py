@@ -1,11 +1,13 @@
 """The streams panel of `roofline timeline --plot` and its HTML page: one row per stream of each GPU of each file
-(MPI rank) on the shared time axis, kernels, copies and memsets as bars (``broken_barh``: one artist per row and
-kind however many launches), the NVTX ranges above each file's streams, the longest idle gaps of each GPU shaded;
-and the lines that name the copy overlap and the gaps (``analysis.streams`` computes every figure)."""
+(MPI rank, named as ``text.file_labels`` names it) on the shared time axis, kernels, copies and memsets as bars
+(``broken_barh``: one artist per row and kind however many launches), the NVTX ranges above each file's streams,
+the longest idle gaps of each GPU shaded; and the lines that name the copy overlap and the gaps
+(``analysis.streams`` computes every figure)."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from roofline.analysis.streams import OTHERS, CopyOverlap, IdleGap, Neighbour, StreamsView
@@ -31,27 +33,33 @@ LABEL_LINE_IN = 0.16  # the height of one more line of the axis label
 TITLE_ABOVE_LEGEND_PT = 16.0  # the title sits above the legend row, which may be as wide as the panel
 
 
-def height_in(view: StreamsView, several: bool) -> float:
+def _who(who: Sequence[str], file: int) -> str:
+    """A file's label and a space before what follows it ("rank 3 "), "" for one file (``text.file_labels``)."""
+    return f"{who[file]} " if who[file] else ""
+
+
+def height_in(view: StreamsView, who: Sequence[str]) -> float:
     """The panel's height: a row per stream and NVTX level, and room for the axis, its label's lines and the
-    legend."""
-    extra = len(_overlap_label(view, several)) - 1
+    legend (``who``: each file's label, ``text.file_labels``)."""
+    extra = len(_overlap_label(view, who)) - 1
     return PANEL_ROOM_IN + LABEL_LINE_IN * extra + ROW_HEIGHT_IN * (len(view.rows) + len(view.nvtx))
 
 
-def _overlap_label(view: StreamsView, several: bool) -> list[str]:
+def _overlap_label(view: StreamsView, who: Sequence[str]) -> list[str]:
     """The axis label's lines of each GPU's copy time under kernels, wrapped to the axis."""
-    return wrap(["copy time under kernels: " + "; ".join(overlap_line(o, several) for o in view.overlaps)],
+    return wrap(["copy time under kernels: " + "; ".join(overlap_line(o, who) for o in view.overlaps)],
                 AXIS_TEXT_IN, AXIS_LABEL_PT)
 
 
-def draw(ax: Axes, view: StreamsView, paths: list[str]) -> None:
-    """Each file's NVTX levels and streams, top to bottom, on one time axis (seconds)."""
+def draw(ax: Axes, view: StreamsView, labels: Sequence[str]) -> None:
+    """Each file's NVTX levels and streams, top to bottom, on one time axis (seconds); ``labels``: each file's, as
+    ``text.file_labels``."""
     from matplotlib.patches import Rectangle
 
-    several = len(paths) > 1
+    several = len(labels) > 1
     y, ticks, names = 0, [], []
-    for rank in range(len(paths)):
-        who = f"rank {rank} " if several else ""
+    for rank in range(len(labels)):
+        who = _who(labels, rank)
         for level in (n for n in view.nvtx if n.rank == rank):
             ax.broken_barh(list(level.bars), (y - BAR_HEIGHT / 2, BAR_HEIGHT), color=COLOURS["nvtx"], lw=0.3,
                            edgecolor=COLOURS["nvtx"])
@@ -81,7 +89,7 @@ def draw(ax: Axes, view: StreamsView, paths: list[str]) -> None:
     ax.set_xlabel("time (s) from the first GPU activity" + (
         ", one axis for all files (aligned by their session start times)" if view.aligned_by == "session_start"
         and several else ", each file from its own first GPU activity" if several else "") +
-        "\n" + "\n".join(_overlap_label(view, several)), fontsize=AXIS_LABEL_PT)
+        "\n" + "\n".join(_overlap_label(view, labels)), fontsize=AXIS_LABEL_PT)
     for kind in ("kernel", "copy", "memset", "nvtx"):
         ax.bar([0], [0], color=COLOURS[kind], label=kind if kind != "nvtx" else "NVTX range")
     ax.bar([0], [0], color=COLOURS["gap"], label="longest idle gaps (numbered)")
@@ -111,17 +119,17 @@ def _gaps(ax: Axes, gaps: list[IdleGap], top: int, bottom: int, span_s: float) -
                         color="#b03a2e", annotation_clip=True)
 
 
-def overlap_line(o: CopyOverlap, several: bool = False) -> str:
-    """One GPU's copy time and the part of it under kernels."""
-    who = f"rank {o.rank} " if several else ""
+def overlap_line(o: CopyOverlap, labels: Sequence[str] = ()) -> str:
+    """One GPU's copy time and the part of it under kernels (``labels``: each file's; none for one file)."""
+    who = _who(labels, o.rank) if labels else ""
     if o.hidden_pct is None:
         return f"{who}GPU {o.device} no copies"
     return f"{who}GPU {o.device} copies {seconds(o.copy_s)}, {pct(o.hidden_pct)} under kernels"
 
 
-def gap_line(i: int, g: IdleGap, several: bool = False) -> str:
-    """One idle gap: where, how long, between what."""
-    who = f"rank {g.rank} " if several else ""
+def gap_line(i: int, g: IdleGap, labels: Sequence[str] = ()) -> str:
+    """One idle gap: where, how long, between what (``labels``: each file's; none for one file)."""
+    who = _who(labels, g.rank) if labels else ""
     return (f"{i}. {who}GPU {g.device}: idle {seconds(g.length_s)} from {seconds(g.start_s)} on the axis, after "
             f"{_work(g.before)} (stream {g.before.stream}), before {_work(g.after)} (stream {g.after.stream})")
 
@@ -131,13 +139,13 @@ def _work(n: Neighbour) -> str:
     return n.kind if n.name == n.kind else f"{n.kind} {n.name}"
 
 
-def lines(view: StreamsView, several: bool) -> list[str]:
+def lines(view: StreamsView, labels: Sequence[str]) -> list[str]:
     """The overlap of each GPU and its longest gaps, numbered per GPU as the plot numbers them."""
-    out = overlap_lines(view, several)
+    out = overlap_lines(view, labels)
     count: dict[tuple[int, int], int] = {}
     for g in view.gaps:
         n = count[(g.rank, g.device)] = count.get((g.rank, g.device), 0) + 1
-        out.append(gap_line(n, g, several))
+        out.append(gap_line(n, g, labels))
     return out
 
 
@@ -145,19 +153,19 @@ GAP_COLUMNS = ("#", "GPU", "idle", "from (axis)", "after (stream)", "before (str
 GAP_NAME_COLUMNS = (4, 5)  # the work before and after a gap: kernel names
 
 
-def gap_cells(view: StreamsView, several: bool) -> list[list[str]]:
+def gap_cells(view: StreamsView, labels: Sequence[str]) -> list[list[str]]:
     """The longest idle gaps as table rows, numbered per GPU as the plot numbers them."""
     count: dict[tuple[int, int], int] = {}
     rows = []
     for g in view.gaps:
         n = count[(g.rank, g.device)] = count.get((g.rank, g.device), 0) + 1
-        rows.append([str(n), f"rank {g.rank} GPU {g.device}" if several else f"GPU {g.device}", seconds(g.length_s),
+        rows.append([str(n), f"{_who(labels, g.rank)}GPU {g.device}", seconds(g.length_s),
                      seconds(g.start_s), f"{_work(g.before)} ({g.before.stream})",
                      f"{_work(g.after)} ({g.after.stream})"])
     return rows
 
 
-def overlap_lines(view: StreamsView, several: bool) -> list[str]:
+def overlap_lines(view: StreamsView, labels: Sequence[str]) -> list[str]:
     """Each GPU's copy time under kernels, in a line."""
-    return [f"{overlap_line(o, several)} (copy time with a kernel running on the GPU; kernels {seconds(o.kernel_s)})"
+    return [f"{overlap_line(o, labels)} (copy time with a kernel running on the GPU; kernels {seconds(o.kernel_s)})"
             for o in view.overlaps]

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from roofline.analysis.borrowed import BorrowedWork
-from roofline.analysis.timeline import RankTotal, TimelineSet
+from roofline.analysis.timeline import FILE_NAME, ORDER, RankTotal, TimelineSet
 from roofline.core.kernel_names import KernelName, fit_apart, kernel_name
 from roofline.core.thresholds import RANK_OUTLIER_PCT
 from roofline.core.timeline import DeviceTime, KernelTime, Timeline
@@ -108,15 +108,47 @@ def shown(t: Timeline, top: int) -> tuple[KernelTime, ...]:
     return t.kernels[:top] if top > 0 else t.kernels
 
 
+OUTLIER_WORDS = {"slow": "busier GPU", "fast": "less busy GPU"}
+
+
+def rank_label(r: RankTotal) -> str:
+    """What a file is called beside the others: "rank R" where its rank is known, else "file N" (its place on the
+    command line, from 1)."""
+    return f"rank {r.rank}" if r.rank is not None else f"file {r.file + 1}"
+
+
+def file_labels(doc: TimelineSet) -> list[str]:
+    """Each file's ``rank_label``, by its place on the command line ("" for one file)."""
+    of = {r.file: rank_label(r) for r in doc.ranks}
+    return [of.get(i, "") for i in range(len(doc.timelines))]
+
+
+def rank_columns(ranks: Sequence[RankTotal]) -> tuple[str, ...]:
+    """The ranks table's columns: the first "rank" where the ranks are known, else "#" (the place given)."""
+    return ("rank" if ranks and ranks[0].rank is not None else "#", *RANK_COLUMNS[1:])
+
+
 def rank_cells(ranks: Sequence[RankTotal]) -> list[list[str]]:
-    return [[str(r.rank), Path(r.path).name, str(r.launches), seconds(r.kernel_s), seconds(r.busy_s),
-             f"{r.off_median_pct:+.1f}%", "outlier" if r.outlier else ""] for r in ranks]
+    return [[rank_label(r).split()[1], Path(r.path).name, str(r.launches), seconds(r.kernel_s), seconds(r.busy_s),
+             f"{r.off_others_pct:+.1f}%", OUTLIER_WORDS[r.outlier] if r.outlier else ""] for r in ranks]
+
+
+def rank_note(ranks: Sequence[RankTotal]) -> str:
+    """The ranks table's legend, with where the ranks come from."""
+    source = ranks[0].rank_from if ranks else ORDER
+    where = ("rank: the number in each file's name" if source == FILE_NAME else
+             "no rank known (no launcher variable in the profiles, no number of its own in each file's name): "
+             "files in the order given" if source == ORDER else f"rank: {source} in each profile's environment")
+    return f"{where}; {RANK_NOTE}"
 
 
 STREAMS_TITLE = "Streams: copy time under kernels; the longest idle gaps per GPU (no stream busy)"
-RANK_COLUMNS = ("rank", "file", "launches", "kernel time", "busy", "vs median", "")
-RANK_NOTE = (f"kernel time: the kernels' times summed (overlapping kernels count twice); busy: the time the GPUs ran "
-             f"any kernel; outlier: busy time more than {RANK_OUTLIER_PCT:g}% from the ranks' median")
+RANK_COLUMNS = ("rank", "file", "launches", "kernel time", "busy", "vs others", "")
+RANK_NOTE = ("kernel time: the kernels' times summed (overlapping kernels count twice); busy: the time the GPUs ran "
+             "any kernel; vs others: busy time against the median of the other ranks' (with two, the other's); "
+             f"more than {RANK_OUTLIER_PCT:g}% above or below it, a busier or less busy GPU: where the GPU work lies "
+             "between the ranks' synchronisations, the others wait on a busier one (compare the spans: equal spans "
+             "with little busy time say the host's work sets the pace)")
 
 
 def render_table(doc: TimelineSet, top: int = 0, width: int = 80) -> str:
@@ -151,12 +183,12 @@ def _print(console: Console, doc: TimelineSet, top: int) -> None:
                                           for r in t.nvtx[:NVTX_SHOWN]], console.width))
         console.print()
     if doc.ranks:
-        table = plain_table("ranks", RANK_COLUMNS, caption=RANK_NOTE, name_column=1)
+        table = plain_table("ranks", rank_columns(doc.ranks), caption=rank_note(doc.ranks), name_column=1)
         console.print(add_rows(table, [[KernelName(c) if j == 1 else c for j, c in enumerate(row)]
                                        for row in rank_cells(doc.ranks)], console.width))
     if doc.streams is not None:
         console.print(f"[bold]{STREAMS_TITLE}[/bold]", highlight=False)
-        for line in streams.lines(doc.streams, len(doc.timelines) > 1):
+        for line in streams.lines(doc.streams, file_labels(doc)):
             print_hanging(console, line)
     if doc.work is not None:
         _print_work(console, doc.work)
@@ -247,18 +279,17 @@ def parts(doc: TimelineSet, top: int) -> Iterator[Part]:
         yield BLANK
         yield Part("h2", "Ranks", "Ranks")
         yield BLANK
-        yield Part("table", columns=RANK_COLUMNS, rows=rank_cells(doc.ranks), names=(1,))
+        yield Part("table", columns=rank_columns(doc.ranks), rows=rank_cells(doc.ranks), names=(1,))
         yield BLANK
-        yield _own(RANK_NOTE + ".")
+        yield _own(rank_note(doc.ranks) + ".")
     if doc.streams is not None:
         yield BLANK
         yield Part("h2", STREAMS_TITLE, STREAMS_TITLE)
         yield BLANK
-        yield from (_p(line, kind="li") for line in streams.overlap_lines(doc.streams, len(doc.timelines) > 1))
+        yield from (_p(line, kind="li") for line in streams.overlap_lines(doc.streams, file_labels(doc)))
         if doc.streams.gaps:
             yield BLANK
-            yield Part("table", columns=streams.GAP_COLUMNS, rows=streams.gap_cells(doc.streams,
-                                                                                   len(doc.timelines) > 1),
+            yield Part("table", columns=streams.GAP_COLUMNS, rows=streams.gap_cells(doc.streams, file_labels(doc)),
                        names=streams.GAP_NAME_COLUMNS)
     if doc.work is not None:
         yield BLANK
@@ -287,9 +318,11 @@ CSV_COLUMNS = TIMELINE_CSV_COLUMNS  # its header row is one of ``render.CSV_MARK
 
 
 def render_csv(doc: TimelineSet) -> str:
-    """One row per kernel and file, every kernel, times in seconds (full precision)."""
-    return csv_text(CSV_COLUMNS, ([t.path, rank, k.name, k.count, repr(k.total_s), repr(share), repr(k.median_s),
-                                   repr(k.min_s), repr(k.max_s), " ".join(map(str, k.devices)), k.function,
-                                   k.demangled]
-                                  for rank, t in enumerate(doc.timelines)
+    """One row per kernel and file, every kernel, times in seconds (full precision); the rank where it is known
+    (several files), else empty."""
+    ranks = {r.file: r.rank for r in doc.ranks}
+    return csv_text(CSV_COLUMNS, ([t.path, "" if ranks.get(i) is None else ranks[i], k.name, k.count,
+                                   repr(k.total_s), repr(share), repr(k.median_s), repr(k.min_s), repr(k.max_s),
+                                   " ".join(map(str, k.devices)), k.function, k.demangled]
+                                  for i, t in enumerate(doc.timelines)
                                   for k, share in zip(t.kernels, t.shares, strict=True)))

@@ -87,14 +87,72 @@ def test_nvtx_option_keeps_the_range_kernels() -> None:
 
 
 def test_several_files_are_ranks_with_totals_and_outliers() -> None:
+    """Three unrelated profiles: no rank variable, no number of its own in each name: no rank claimed (null, a
+    ``#`` column numbering the files in the order given); each busy time against the other two's median."""
     files = [find_shared_nsys(n) for n in (CONV, LLAMA, MINIWEATHER)]
     doc = json.loads(invoke(*files, "-f", "json").output)
     busy = [t["busy_s"] for t in doc["timelines"]]
-    median = sorted(busy)[1]
-    assert [r["off_median_pct"] for r in doc["ranks"]] == pytest.approx([(b / median - 1) * 100 for b in busy])
-    assert [r["outlier"] for r in doc["ranks"]] == [True, False, True]  # 6.4 ms and 60 ms around 18.6 ms
-    table = invoke(*files).output
-    assert "outlier: busy time more than 10% from the ranks' median" in table
+    others = [(busy[1] + busy[2]) / 2, (busy[0] + busy[2]) / 2, (busy[0] + busy[1]) / 2]
+    assert [(r["rank"], r["rank_from"]) for r in doc["ranks"]] == [(None, "order")] * 3
+    assert [r["off_others_pct"] for r in doc["ranks"]] == pytest.approx(
+        [(b / o - 1) * 100 for b, o in zip(busy, others, strict=True)])
+    # 6.42 ms and 18.6 ms wait on 60.3 ms (+382% over the other two's median, 33.4 ms)
+    assert [r["outlier"] for r in doc["ranks"]] == ["fast", "fast", "slow"]
+    table = " ".join(invoke(*files).output.split())
+    assert "no rank known (no launcher variable in the profiles, no number of its own in each file's name): files " \
+        "in the order given" in table and "# file launches" in table and " 3 gp100_" in table
+    assert "more than 10% above or below it, a busier or less busy GPU: where the GPU work lies between the ranks' " \
+        "synchronisations, the others wait on a busier one" in table
+
+
+def test_the_ranks_are_read_from_the_launcher_variable_each_profile_ran_with(tmp_path: Path) -> None:
+    """Two copies of the shipped export named without a number, the environment nsys ran with holding PMI_RANK 1
+    and 0: the command (through the facade) reads each file's rank from it and lists them in rank order."""
+    from tests.nsys.test_timeline import with_environment
+
+    export = REPO / "examples" / "nsys" / "h100-examples.sqlite"
+    a = with_environment(export, tmp_path / "first.sqlite", "PMI_RANK=1\x00PMI_SIZE=2")
+    b = with_environment(export, tmp_path / "second.sqlite", "PMI_RANK=0\x00PMI_SIZE=2")
+    doc = json.loads(invoke(a, b, "-f", "json").output)
+    assert [(r["rank"], r["rank_from"], Path(r["path"]).name) for r in doc["ranks"]] == [
+        (0, "PMI_RANK", "second.sqlite"), (1, "PMI_RANK", "first.sqlite")]
+
+
+GEM = ("v100-sxm2-16gb_gem-openmp-mpi-job1-rank0_2021.2.qdrep", "v100-sxm2-16gb_gem-openmp-mpi-job1-rank1_2021.2.qdrep")
+
+
+@pytest.mark.slow  # exports two reports through a real nsys
+def test_the_gem_ranks_given_in_reverse_are_known_by_their_pmi_rank_and_the_busier_named(tmp_path: Path) -> None:
+    """The two GEM V100 ranks given rank 1 first: rank 0 and rank 1 from the PMI_RANK their 2021 captures hold
+    (NUL-separated), rows in rank order, the stream lines and the CSV by rank too; rank 1 (152 ms busy) is the
+    busier GPU, 75% busier than rank 0 (86.8 ms), not both "outliers" by the same 27%."""
+    rank0, rank1 = (tmp_path / n.replace(".qdrep", ".sqlite") for n in GEM)
+    for name, out in zip(GEM, (rank0, rank1), strict=True):
+        _export_or_skip(find_shared_nsys(name), out)
+    doc = json.loads(invoke(rank1, rank0, "-f", "json").output)
+    assert [(r["rank"], r["rank_from"], Path(r["path"]).name) for r in doc["ranks"]] == [
+        (0, "PMI_RANK", rank0.name), (1, "PMI_RANK", rank1.name)]
+    assert [r["outlier"] for r in doc["ranks"]] == ["fast", "slow"]
+    assert [round(r["off_others_pct"], 1) for r in doc["ranks"]] == [-42.9, 75.1]
+    table = invoke(rank1, rank0).output
+    assert "rank 0 GPU 0 copies 332 ms" in table and "rank 1 GPU 1 copies 332 ms" in table
+    assert "rank: PMI_RANK in each profile's environment" in " ".join(table.split())
+    rows = list(csv.reader(io.StringIO(invoke(rank1, rank0, "-f", "csv").output)))
+    assert {(Path(r[0]).name, r[1]) for r in rows[1:]} == {(rank0.name, "0"), (rank1.name, "1")}
+
+
+def _export_or_skip(report: Path, out: Path) -> None:
+    """The report's SQLite export by the nsys on PATH; skips where there is none or it cannot read the report."""
+    import shutil
+    import subprocess
+
+    nsys = shutil.which("nsys")
+    if nsys is None:
+        pytest.skip("no nsys on PATH to export the GEM .qdrep reports")
+    proc = subprocess.run([nsys, "export", "--type", "sqlite", "--output", str(out), str(report)],
+                          capture_output=True, check=False)
+    if proc.returncode != 0 or not out.is_file():
+        pytest.skip(f"{nsys} cannot export {report.name}")
 
 
 def test_markdown_html_and_plot_are_written(tmp_path: Path) -> None:

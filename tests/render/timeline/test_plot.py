@@ -100,8 +100,9 @@ def test_the_streams_panel_draws_each_rank_and_stream_on_the_shared_axis(tmp_pat
     doc = timeline_set([read_timeline(p) for p in paths], streams=view)
     _, panel, *_ = build(doc).axes
     labels = [t.get_text() for t in panel.get_yticklabels()]
-    assert labels[:4] == ["rank 0 NVTX depth 0", "rank 0 NVTX depth 1", "rank 0 NVTX depth 2", "rank 0 GPU 0 stream 0"]
-    assert "rank 1 GPU 0 stream 13" in labels and len(labels) == 2 * (3 + 3)
+    # a.sqlite and b.sqlite carry no rank: the files by their place given, no rank claimed
+    assert labels[:4] == ["file 1 NVTX depth 0", "file 1 NVTX depth 1", "file 1 NVTX depth 2", "file 1 GPU 0 stream 0"]
+    assert "file 2 GPU 0 stream 13" in labels and len(labels) == 2 * (3 + 3)
     assert panel.get_xlim() == pytest.approx((0.0, view.span_s))
     drawn = [len(c.get_paths()) for c in panel.collections if isinstance(c, PolyCollection)]
     assert sum(len(r.kernel_bars) + len(r.copy_bars) + len(r.memset_bars) for r in view.rows) <= sum(drawn)
@@ -131,3 +132,28 @@ def test_the_streams_axis_label_stays_inside_the_figure_and_nvtx_names_inside_th
     boxes = [t.get_clip_box() for t in names]
     assert names and all(t.get_clip_on() for t in names)
     assert all(box is not None and box.width < panel.bbox.width for box in boxes)
+
+
+def test_the_ranks_axis_ends_at_the_longest_span_with_the_labels_inside() -> None:
+    """The GEM V100 pair's shape (busy 86.8 ms and 152 ms of 6.73 s spans) ran to 1.75x the longest span, 40% of the
+    panel empty; it now ends 2% past it, each label after its short busy bar; a rank busy most of its span carries
+    its label inside the busy bar (white, right-aligned) rather than past the axis. Rows by rank, named so."""
+    from roofline.analysis.timeline import timeline_set
+    from roofline.core.timeline import DeviceTime, KernelTime, Timeline
+    from roofline.render.timeline.plot import RANK_AXIS_END
+
+    def one(path: str, busy: float, span: float) -> Timeline:
+        return Timeline(path, (KernelTime("k", 1, busy, busy, busy, busy, (0,)),),
+                        (DeviceTime(0, "V100", 1, busy, span),), ())
+
+    doc = timeline_set([one("gem-rank1.sqlite", 0.152, 6.70), one("gem-rank0.sqlite", 0.0868, 6.73),
+                        one("gem-rank2.sqlite", 6.5, 6.6)])
+    ranks = build(doc).axes[0]
+    assert ranks.get_xlim() == pytest.approx((0.0, 6730 * RANK_AXIS_END))
+    labels = {t.get_text().strip(): t for t in ranks.texts}
+    assert [tick.get_text() for tick in ranks.get_yticklabels()] == [
+        "rank 0: gem-rank0.sqlite", "rank 1: gem-rank1.sqlite", "rank 2: gem-rank2.sqlite"]
+    slow = labels["busy 6.5 s, +5343.9% vs others (busier GPU)"]  # the others' median: 119 ms
+    assert (slow.get_ha(), slow.get_color(), slow.xy[0]) == ("right", "white", pytest.approx(6500))
+    waits = labels["busy 86.8 ms, -97.4% vs others (less busy GPU)"]
+    assert (waits.get_ha(), waits.xy[0]) == ("left", pytest.approx(86.8))
