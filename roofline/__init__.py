@@ -51,11 +51,10 @@ def analyze_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOpti
     (``done`` is called after each): ``Roofline(options, catalog, jobs).analyses(paths)``. The first bad file
     raises its RooflineError."""
     from roofline.facade import Roofline
-    from roofline.pipeline import AnalysisOptions
 
     show_in_notebooks()
     progress = None if done is None else _calling(done)
-    return Roofline(options or AnalysisOptions(), catalog, jobs, progress).analyses(paths)
+    return Roofline(options, catalog, jobs, progress).analyses(paths)  # options: None or an AnalysisOptions
 
 
 def to_dataframe(analyses: ReportAnalysis | Sequence[ReportAnalysis]) -> pandas.DataFrame:

@@ -300,13 +300,15 @@ class Roofline:
         return SummaryDocument(summaries, width=width, top=top, left_out=files_left_out(errors),
                                panels=gpu_panels(summaries))
 
-    def realtime(self, paths: Paths, profile: str | os.PathLike[str], by: GroupBy = "kernel", top: int = 10,
+    def realtime(self, paths: Paths, profile: str | os.PathLike[str], by: str = "kernel", top: int = 10,
                  width: int = 80) -> RealtimeDocument:
-        """``summary --nsys``: the reports' kernels weighed by the profile's real GPU times; RooflineError when no
-        kernel is in both."""
+        """``summary --nsys``: the reports' kernels weighed by the profile's real GPU times, grouped by kernel or
+        function (``KernelGroupBy``: nsys's launches carry no NVTX range here); RooflineError when no kernel is in
+        both."""
         from roofline.compare.realtime import weigh
         from roofline.nsys.load import load_with_streams
 
+        one_of("by", by, KernelGroupBy)
         whole_at_least("top", top, 1, 10)
         _layout(width)
         profile = Path(a_path("profile", profile))
@@ -340,7 +342,8 @@ class Roofline:
         else:
             loaded = [load_with_streams(p, nvtx, nsys, group_by) for p in files]
             timelines = timeline_set([x.timeline for x in loaded],
-                                     streams=streams_view([x.trace for x in loaded if x.trace is not None]))
+                                     streams=streams_view([x.trace for x in loaded if x.trace is not None]),
+                                     rank_variables=[x.rank_variables for x in loaded])
         return TimelineDocument(timelines, width=width, top=top)
 
     @staticmethod

@@ -32,7 +32,7 @@ from msgspec import Struct
 from msgspec.structs import force_setattr
 
 from roofline.core import mechanisms
-from roofline.core.choices import GroupBy, NameBase, finite_at_least, one_of, path_list, text_tuple
+from roofline.core.choices import GroupBy, NameBase, a_bool, finite_at_least, one_of, path_list, text_tuple
 
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.analysis.launches import ReportAnalysis
@@ -77,6 +77,8 @@ class AnalysisOptions(Struct, frozen=True):
         force_setattr(self, "kernel", text_tuple("kernel", self.kernel))  # one filter alone: a tuple of one
         force_setattr(self, "specs", tuple(path_list("specs", self.specs)))
         finite_at_least("time_limit_s", self.time_limit_s)
+        a_bool("diagnostics", self.diagnostics)
+        a_bool("sass", self.sass)
 
 
 DEFAULT_OPTIONS = AnalysisOptions()  # the options a call that gives none runs with

@@ -24,6 +24,7 @@ REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "h100-sxm_synthetic.roofline.json"
 TRIAD = REPO / "examples" / "h100" / "triad-torch.roofline.json"
 FP32 = REPO / "examples" / "h100" / "torch-fp32.roofline.json"
+NSYS = REPO / "examples" / "nsys" / "h100-examples.sqlite"
 BY_ORDER = parse_matcher("order")  # the triad and the GEMM share no kernel name
 
 
@@ -217,6 +218,11 @@ WRONG_ARGUMENTS: list[tuple[str, Callable[[Any], object], str]] = [
     ("a number for pairing options", lambda f: f.compare([TRIAD, FP32], options=3), "options=3"),
     ("a number for a projection target", lambda f: f.compare([TRIAD], project_to=3), "project_to=3"),
     ("a number for a comparison", lambda f: f.judge(3, Thresholds()), "comparison=3"),
+    ("nvtx for the real-time grouping", lambda f: f.realtime([TRIAD], NSYS, by="nvtx"), "by='nvtx'"),
+    ("an unknown real-time grouping", lambda f: f.realtime([TRIAD], NSYS, by="bogus"), "by='bogus'"),
+    ("a NUL byte in a report path", lambda f: f.report(["a\0b.ncu-rep"]), "paths='a\\x00b.ncu-rep'"),
+    ("a NUL byte in a projected path", lambda f: f.project("a\0b.ncu-rep", "h200"), "path='a\\x00b.ncu-rep'"),
+    ("a NUL byte in a profile path", lambda f: f.realtime([TRIAD], "a\0b.sqlite"), "profile='a\\x00b.sqlite'"),
 ]
 
 
@@ -260,6 +266,37 @@ def test_the_api_entry_points_refuse_what_is_not_their_input() -> None:
     for limit in (-1.0, float("nan")):  # a read was refused as "took longer than -1 s: the file may be corrupt"
         with pytest.raises(UsageError, match=r"^time_limit_s="):
             AnalysisOptions(time_limit_s=limit)
+
+
+def test_a_nul_byte_in_a_path_is_one_line_naming_it_not_a_bare_value_error() -> None:
+    """``os.stat`` raises ValueError("embedded null byte") for such a path: refused first, as a UsageError."""
+    from roofline.errors import UsageError
+
+    with pytest.raises(UsageError) as refused:
+        roofline.load("a\0b.ncu-rep")
+    assert str(refused.value) == "path='a\\x00b.ncu-rep': not a valid path (it holds a NUL byte): check the path"
+    with pytest.raises(UsageError, match=r"^specs="):
+        AnalysisOptions(specs=("my\0specs",))
+
+
+@pytest.mark.parametrize("flag", ["diagnostics", "sass"])
+@pytest.mark.parametrize("value", ["no", 0, None])
+def test_an_analysis_flag_that_is_not_a_bool_is_refused(flag: str, value: object) -> None:
+    """``diagnostics="no"`` counted as True: the launches still got advice."""
+    from roofline.errors import UsageError
+
+    with pytest.raises(UsageError, match=rf"^{flag}=.*: not True or False: give {flag}=True or {flag}=False$"):
+        AnalysisOptions(**{flag: value})  # type: ignore[arg-type]
+
+
+def test_options_that_are_not_analysis_options_are_refused_an_empty_dict_too() -> None:
+    """``options={}`` ran with the defaults (``options or AnalysisOptions()``) where ``{'kernel': 'x'}`` was
+    refused."""
+    from roofline.errors import UsageError
+
+    for options in ({}, {"kernel": "x"}, 0):
+        with pytest.raises(UsageError, match=r"^options=.*: not an AnalysisOptions"):
+            roofline.analyze_files([TRIAD], options=options)  # type: ignore[arg-type]
 
 
 def test_the_error_class_is_the_packages_own_name() -> None:

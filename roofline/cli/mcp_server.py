@@ -26,7 +26,8 @@ from pydantic import Field, ValidationError
 from roofline import __version__
 from roofline.cli import mcp_adapter as adapter
 from roofline.cli.output import DOCUMENT_OPTION, named_by
-from roofline.core.choices import TargetClock
+from roofline.compare.regression import COMPARE_INSTEAD, GENERATIONS, IN_PYTHON
+from roofline.core.choices import TargetClock, without_nul
 from roofline.core.files import file_kind
 from roofline.core.model import CeilingSet
 from roofline.core.thresholds import (
@@ -41,6 +42,7 @@ from roofline.core.thresholds import (
     WORK_TOLERANCE,
 )
 from roofline.errors import RooflineError
+from roofline.nsys.timeline import NVTX_RANGES_LISTED
 from roofline.pipeline import AnalysisOptions
 from roofline.specs.catalog import LIST_IDS
 
@@ -87,7 +89,8 @@ class Roots:
     def _inside(self, real: str) -> bool:
         return any(Path(real) == r or Path(real).is_relative_to(r) for r in self.roots)
 
-    def _refuse_outside(self, path: str) -> None:
+    def _refuse_outside(self, path: str, name: str) -> None:
+        without_nul(name, path)  # no file system takes one: one line, not os.stat's ValueError
         absolute = os.path.abspath(path)
         real = os.path.realpath(path)
         shown = ", ".join(map(str, self.roots))
@@ -98,9 +101,10 @@ class Roots:
             raise RooflineError(f"{path}: outside the roots this server may use ({shown})",
                                 "name a file under a root, or start the server with --root for that folder")
 
-    def readable(self, path: str) -> Path:
-        """``path`` when it is a regular file under a root (a symbolic link followed only within the roots)."""
-        self._refuse_outside(path)
+    def readable(self, path: str, name: str) -> Path:
+        """``path`` (the tool's argument ``name``) when it is a regular file under a root (a symbolic link followed
+        only within the roots)."""
+        self._refuse_outside(path, name)
         try:
             info = os.stat(path)
         except FileNotFoundError:
@@ -112,9 +116,10 @@ class Roots:
                                 "files", "name a report file")
         return Path(path)
 
-    def writable(self, path: str) -> Path:
-        """``path`` when the file it names (a link's target) lies under a root; the writer checks the rest."""
-        self._refuse_outside(path)
+    def writable(self, path: str, name: str = "output") -> Path:
+        """``path`` (the tool's argument ``name``) when the file it names (a link's target) lies under a root; the
+        writer checks the rest."""
+        self._refuse_outside(path, name)
         return Path(path)
 
 
@@ -453,8 +458,12 @@ ARGUMENTS = {"--map": "maps", "--match": "match", "--kernel": "kernel", "--kerne
              "--fail-if-new-share": "fail_if_new_share",
              "--gate-different-work": "gate_different_work=true", "--allow-different-gpu": "allow_different_gpu=true"}
 _OPTION = re.compile(r"(?<![\w-])--[a-z][a-z-]*(?![\w-])")  # not -o: ncu's and nsys's output file
-# The command line's advice that names a command or its document option, as a tool call says it.
-PHRASES = {LIST_IDS: "call gpu_spec without spec_id for the ids", f"({named_by(DOCUMENT_OPTION)})": "(output)"}
+# The command line's advice that names a command, its document option or the Python call, as a tool call says it
+# (a command no tool runs is left out of the advice). The phrases are those of the errors' hints (``specs.catalog``,
+# ``nsys.timeline``, ``compare.regression``), checked by tests/cli/test_mcp_server.py.
+PHRASES = {LIST_IDS: "call gpu_spec without spec_id for the ids", f"({named_by(DOCUMENT_OPTION)})": "(output)",
+           NVTX_RANGES_LISTED: "against the ranges rank_nsys_kernels lists under profile.nvtx when called without nvtx",
+           COMPARE_INSTEAD: "", IN_PYTHON: "", GENERATIONS: ""}
 
 
 def as_arguments(line: str) -> str:
@@ -543,7 +552,7 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         it got): per kernel its launches (count), time share, verdict (bound: compute, memory, balanced, latency,
         small_grid), percent of roof, recoverable_s and time_to_gain_s. Paginated with offset/limit. Next:
         analyse_kernel on a kernel name from here (kernel='exact:NAME')."""
-        paths = [roots.readable(r) for r in reports]
+        paths = [roots.readable(r, "reports") for r in reports]
         command = ["summary", *reports, "--by", by, "--top", str(offset + limit), *filter_args(kernel),
                    "--ceilings", ceilings, "-f", "json"]
         # advised, as the CLI's summary: its rows' time to gain is the report's
@@ -569,7 +578,7 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         occupancy and warp stalls, the top advice items with their bounded time savings, and the hot spots
         (instructions and source lines with the most warp samples, from --set full reports). Nulls have their
         reason under 'missing'."""
-        path = roots.readable(report)
+        path = roots.readable(report, "report")
         command = ["report", report, "--kernel", kernel, "--kernel-name-base", kernel_name_base, "--ceilings",
                    ceilings, "-f", "json"]
         answer = adapter.analyse_kernel(path, options([kernel], ceilings, diagnostics=True, base=kernel_name_base),
@@ -626,9 +635,9 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
                    *(("--gate-different-work",) if gate_different_work else ()),
                    *(("--allow-different-gpu",) if allow_different_gpu else ()), "-f", "json"]
         answer = adapter.compare_reports(
-            roots.readable(base), roots.readable(new), options(kernel), match, maps or (), work_tolerance, alpha,
-            fail_if_slower, min_share, fail_if_total_slower, fail_if_roof_drop, gate_different_work,
-            allow_different_gpu, line(command),
+            roots.readable(base, "base"), roots.readable(new, "new"), options(kernel), match, maps or (),
+            work_tolerance, alpha, fail_if_slower, min_share, fail_if_total_slower, fail_if_roof_drop,
+            gate_different_work, allow_different_gpu, line(command),
             line(["compare", base, new, *options_args, "-f", "json"]), fail_if_new_share)
         result = adapter.plain(answer.result)  # a gate left off is said by its argument, not the command's option
         result["missing"] = {path: as_arguments(reason) for path, reason in result["missing"].items()}
@@ -645,7 +654,7 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         base): each time-model unit at the target's own rate, waves and tail, a launch floor; the workload's total
         (``workload``) and each kernel's launches summed, with an interval (a model, not a measurement). Paginated with
         offset/limit."""
-        path = roots.readable(report)
+        path = roots.readable(report, "report")
         if to.strip().lower() == "all" or "," in to:  # the command's table of every GPU: no page of kernels to give
             raise RooflineError(f"to '{to}': project_report projects onto one GPU, a page of its kernels at a time",
                                 "give one spec id (gpu_spec without spec_id lists them), one call per GPU")
@@ -673,8 +682,8 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         A grade is withheld (null, reasons under 'withheld') where the kernel writes nothing or, against a baseline,
         does less work or computes in a less precise type. The launches' detail is left out ('per_launch' empty):
         the equivalent command gives it."""
-        path = roots.readable(report)
-        base = roots.readable(baseline) if baseline is not None else None
+        path = roots.readable(report, "report")
+        base = roots.readable(baseline, "baseline") if baseline is not None else None
         command = ["grade", report, *filter_args(kernel), "--kernel-name-base", kernel_name_base,
                    *(("--baseline", baseline) if baseline is not None else ()), "-f", "json"]
         answer = adapter.grade_kernel(path, options(kernel, base=kernel_name_base), base, NAME_CHARS,
@@ -708,7 +717,7 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         stands for the application and its arguments, NAME for the name of the report and log files each run
         writes), as `roofline analyze --from-nsys` runs them. With nvtx, no command (analyze plans over the whole
         profile): 'left_out' says how to profile a kernel of the range. Paginated with offset/limit."""
-        path = _nsys_export(roots.readable(profile), profile)
+        path = _nsys_export(roots.readable(profile, "profile"), profile)
         command = ["timeline", profile, *(("--nvtx", nvtx) if nvtx else ()), "-f", "json"]
         analyze = line(["analyze", "--from-nsys", profile, "--top", str(top), "--", "APP"])
         answer = adapter.rank_nsys_kernels(path, nvtx, top, offset, limit, line(command), analyze)

@@ -54,21 +54,37 @@ def whole_at_least(name: str, value: object, low: int, example: int) -> None:
         raise refused(name, value, f"a whole number of at least {low}", f"give e.g. {name}={example}")
 
 
+def a_bool(name: str, value: object) -> None:
+    """UsageError where a flag a library caller gives is not True or False (``"no"`` would count as True)."""
+    if not isinstance(value, bool):
+        raise refused(name, value, "True or False", f"give {name}=True or {name}=False")
+
+
 def path_list(name: str, value: object) -> list[str | os.PathLike[str]]:
     """The paths a library caller gives as a list: one path alone (``str`` or ``os.PathLike``) is a list of one, not
-    its characters; UsageError for anything else (None, a number, a list holding one)."""
+    its characters; UsageError for anything else (None, a number, a list holding one) and for a path holding a NUL
+    byte (``without_nul``)."""
     if isinstance(value, (str, os.PathLike)):
-        return [value]
+        return [a_path(name, value)]
     if isinstance(value, Sequence) and all(isinstance(p, (str, os.PathLike)) for p in value):
-        return list(value)
+        return [a_path(name, p) for p in value]
     raise refused(name, value, "a path or a list of paths", f"give e.g. {name}=['app.ncu-rep'] (str or pathlib.Path)")
 
 
-def a_path(name: str, value: object) -> str | os.PathLike[str]:
-    """A path a library caller gives (``str`` or ``os.PathLike``); UsageError for anything else."""
+def a_path(name: str, value: object, example: str = "app.ncu-rep") -> str | os.PathLike[str]:
+    """A path a library caller gives (``str`` or ``os.PathLike``); UsageError for anything else (its hint gives
+    ``example``) and for a path holding a NUL byte (``without_nul``)."""
     if isinstance(value, (str, os.PathLike)):
+        without_nul(name, value)
         return value
-    raise refused(name, value, "a path", f"give e.g. {name}='app.ncu-rep' (str or pathlib.Path)")
+    raise refused(name, value, "a path", f"give e.g. {name}={example!r} (str or pathlib.Path)")
+
+
+def without_nul(name: str, path: str | os.PathLike[str]) -> None:
+    """UsageError (one line, naming the path) where a path holds a NUL byte, which no file system takes (the bare
+    ValueError of ``os.stat`` otherwise); ``name``: the argument that gave it (the API's, or an MCP tool's)."""
+    if "\0" in os.fsdecode(path):
+        raise refused(name, path, "a valid path (it holds a NUL byte)", "check the path")
 
 
 def text_tuple(name: str, value: object) -> tuple[str, ...]:

@@ -21,8 +21,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from roofline.core.model import INCOMPLETE_FILE
 from roofline.core.version import __version__
 from roofline.errors import ReportError, RooflineError
 from roofline.facade import Roofline
@@ -31,6 +32,9 @@ from roofline.render.report.json import typed
 from roofline.store.dataset import MANIFEST, Store, Written, open_store, write_rows
 from roofline.store.rows import Row, Stamp, error_row, report_rows
 from roofline.store.schema import TABLES
+
+if TYPE_CHECKING:  # pragma: no cover
+    from roofline.core.model import Report
 
 BATCH = 32  # reports per batch: what one commit adds, and what a worker holds in memory at once
 SUFFIXES = (".ncu-rep", ".json")  # the files a folder given to collect contributes
@@ -56,21 +60,27 @@ class Outcome:
 
 def report_paths(paths: Sequence[str | os.PathLike[str]]) -> list[str]:
     """The report files named, each folder replaced by the .ncu-rep files and the report models (.json) under it
-    (other JSON files in a folder, an index or a config, are not reports); absolute paths. ReportError (one line)
-    for a folder that holds no report: a wrong path, not an empty choice."""
+    (other JSON files in a folder, an index or a config, are not reports); absolute paths, as given: a symbolic link
+    is the link's path, not its target's (the store names a report by the path it was collected from), and ``..``
+    stays for the file system to follow (``far/..`` through a linked folder is not ``.``); a file named twice (also
+    through a link) once, by its first path. ReportError (one line) for a folder that holds no report: a wrong path,
+    not an empty choice."""
     out: list[str] = []
     for given in paths:
         p = Path(given)
         if p.is_dir():
-            found = sorted(str(f.resolve()) for f in p.rglob("*") if f.suffix in SUFFIXES and f.is_file()
+            found = sorted(str(f.absolute()) for f in p.rglob("*") if f.suffix in SUFFIXES and f.is_file()
                            and (f.suffix != ".json" or _is_report_model(f)))
             if not found:
                 raise ReportError(f"{p}: a folder that holds no report (no .ncu-rep file nor report model .json, "
                                   "at any depth)", "give the folder of the Nsight Compute reports, or their files")
             out += found
         else:
-            out.append(str(p.resolve()) if p.exists() else str(p.absolute()))
-    return list(dict.fromkeys(out))
+            out.append(str(p.absolute()))
+    first: dict[str, str] = {}
+    for f in out:
+        first.setdefault(os.path.realpath(f), f)
+    return list(first.values())
 
 
 def _is_report_model(path: Path) -> bool:
@@ -158,6 +168,7 @@ def collect_batch(jobs: Sequence[Job], options: AnalysisOptions, root: str, key:
             continue
         try:
             view = facade.report([path], keep_going=False).view
+            refuse_incomplete(path, view.reports[0].analysis.report)
             found = report_rows(typed(view).reports[0], view.reports[0], stamp)
             unfit_rows(path, found)
             entry["ok"] = True
@@ -179,6 +190,19 @@ def collect_batch(jobs: Sequence[Job], options: AnalysisOptions, root: str, key:
             for p in held:
                 out.entries[p]["files"].append(name)
     return out
+
+
+INCOMPLETE = INCOMPLETE_FILE  # as diff says it (compare.regression)
+
+
+def refuse_incomplete(path: str, report: Report) -> None:
+    """ReportError (one line) for a report read from a file cut short or missing records (``Report.incomplete``):
+    rows of the launches it still holds would under-count the report's launches and time without a sign, so it is a
+    row of errors, as ``diff`` refuses it, and ``report`` warns of it."""
+    if report.incomplete:
+        read = len(report.launches)
+        raise ReportError(f"{path}: {INCOMPLETE}: {read} launch{'' if read == 1 else 'es'} read and the others lost, "
+                          "so its rows would under-count its launches and time", "copy the file again, or re-profile")
 
 
 def unfit_rows(path: str, found: dict[str, list[Row]]) -> None:
@@ -222,9 +246,9 @@ def collect(paths: Sequence[str | os.PathLike[str]], store: str | os.PathLike[st
             batch: int = BATCH, done: Done | None = None) -> Outcome:
     """Collect report files (folders: their .ncu-rep and .json files; none: every report the store holds) into the
     store (a new one where there is none), here or on a Dask cluster: ``workers`` local worker processes, or the
-    scheduler at ``scheduler``. ``done`` is called after each batch is committed."""
-    options = options or AnalysisOptions()
-    paths = [paths] if isinstance(paths, (str, os.PathLike)) else paths  # one path alone, not its characters
+    scheduler at ``scheduler``. ``done`` is called after each batch is committed. An argument of the wrong kind is
+    a UsageError (``checked_arguments``) before any store is made."""
+    paths, options = checked_arguments(paths, store, options, workers, scheduler, batch)
     asked = report_paths(paths) if paths else []  # a folder of no report refused before a store is made
     _refuse_nothing_to_start(asked, store)
     st = open_store(store, create=bool(asked))  # no report named: the store's own reports, so it must be there
@@ -248,7 +272,7 @@ def collect(paths: Sequence[str | os.PathLike[str]], store: str | os.PathLike[st
             if done is not None:
                 done(written)
 
-        if workers or scheduler:
+        if workers is not None or scheduler is not None:
             from roofline.store.cluster import run_on_cluster
 
             run_on_cluster(collect_batch, work, (options, str(st.root), key), commit, workers, scheduler)
@@ -260,6 +284,29 @@ def collect(paths: Sequence[str | os.PathLike[str]], store: str | os.PathLike[st
         still = still_failed(st, named, {path for path, _ in errors})
     return Outcome(analysed, unchanged, tuple(errors + still), strays, len(still), len(repaired), len(gone.kept),
                    len(gone.forgotten))
+
+
+def checked_arguments(paths: object, store: object, options: object, workers: object, scheduler: object,
+                      batch: object) -> tuple[list[str | os.PathLike[str]], AnalysisOptions]:
+    """The paths (one alone: a list of one, not its characters) and the options (None: the defaults) of a collect;
+    UsageError (one line, named as the call spells it) for an argument of the wrong kind, before any store is made
+    (``workers=-1`` would wait for a cluster of no worker)."""
+    from roofline.core.choices import a_path, instance_of, path_list, refused, whole_at_least
+    from roofline.errors import UsageError
+
+    named = path_list("paths", paths)
+    a_path("store", store, "roofline-store")
+    if options is not None:
+        instance_of("options", options, AnalysisOptions, "roofline.AnalysisOptions(...)")
+    if workers is not None:
+        whole_at_least("workers", workers, 1, 8)
+    if scheduler is not None and not (isinstance(scheduler, str) and scheduler.strip()):
+        raise refused("scheduler", scheduler, "a scheduler's address", "give e.g. scheduler='tcp://head:8786'")
+    if workers is not None and scheduler is not None:
+        raise UsageError(f"workers={workers!r} with scheduler={scheduler!r}: choose one",
+                         "workers starts a local cluster; scheduler uses a running one")
+    whole_at_least("batch", batch, 1, BATCH)
+    return named, options if isinstance(options, AnalysisOptions) else AnalysisOptions()
 
 
 @dataclass(frozen=True)

@@ -70,7 +70,13 @@ def _with_partitions(table: str) -> pa.Schema:
 def query(store: str | os.PathLike[str], sql: str) -> pa.Table:
     """The result of one SQL statement over the store, as an Arrow table, its columns named uniquely as DuckDB names
     a subquery's (``unique_names``: ``device``, ``device_1``); StoreError (one line) for a missing or damaged store,
-    SQL that DuckDB refuses and SQL that asks no rows (empty, or a statement that is no query)."""
+    SQL that DuckDB refuses and SQL that asks no rows (empty, or a statement that is no query) or holds several
+    statements; UsageError for a store that is no path or SQL that is no text."""
+    from roofline.core.choices import a_path, refused
+
+    a_path("store", store, "roofline-store")
+    if not isinstance(sql, str):
+        raise refused("sql", sql, "a text of SQL", "give e.g. sql=\"SELECT count(*) FROM launches\"")
     st = open_store(store)
     damaged = st.damaged()
     if damaged is not None:
@@ -84,8 +90,8 @@ def query(store: str | os.PathLike[str], sql: str) -> pa.Table:
         _only_reads(st, sql, duckdb)
         result = con.sql(sql)
         if result is None:
-            raise StoreError(f"{st.root}: query {_shown(sql)}: no rows asked (the SQL is empty, or its last statement "
-                             "is not a query)", "give one SELECT, e.g. roofline query STORE \"SELECT count(*) FROM "
+            raise StoreError(f"{st.root}: query {_shown(sql)}: no rows asked (the SQL is empty, or its statement is "
+                             "not a query)", "give one SELECT, e.g. roofline query STORE \"SELECT count(*) FROM "
                              "launches\"")
         table = result.to_arrow_table()
         return table.rename_columns(unique_names(table.column_names))
@@ -115,13 +121,18 @@ def _kind(statement: Any, duckdb: Any) -> str:
 def _only_reads(st: Store, sql: str, duckdb: Any) -> None:
     """StoreError for SQL with a statement that is no query (COPY ... TO, EXPORT, ATTACH, CREATE, SET, INSTALL,
     EXPLAIN ANALYZE of one of those): a query reads the store, it never writes a file nor changes what later
-    statements see. The error names the statement by its own first words and gives the fix for its kind."""
-    for statement in duckdb.extract_statements(sql):
+    statements see. The error names the statement by its own first words and gives the fix for its kind. Then
+    StoreError for SQL of several statements: a query answers one (the rows of the others would be dropped)."""
+    statements = duckdb.extract_statements(sql)
+    for statement in statements:
         kind = _kind(statement, duckdb)
         if kind not in READING:
             raise StoreError(f"{st.root}: query {_shown(sql)}: {_named(statement.query)} refused: a query only reads "
                              "(SELECT, WITH, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN of those)",
                              REFUSED_FIX.get(kind, OTHER_FIX).format(store=st.root))
+    if len(statements) > 1:
+        raise StoreError(f"{st.root}: query {_shown(sql)}: {len(statements)} statements, and a query answers one "
+                         "(the rows of all but the last would be dropped)", SEVERAL_FIX)
 
 
 # The fix for a statement refused, by its type (DuckDB's): what the user can do instead.
@@ -129,6 +140,7 @@ WRITES_FIX = "to write the result to a file, give -o FILE (.csv or .json)"
 REFUSED_FIX = {"COPY": WRITES_FIX, "EXPORT": WRITES_FIX, "COPY_DATABASE": WRITES_FIX,
                "MULTI": "DuckDB runs a PIVOT without its IN (...) list as several statements: name the values, e.g. "
                         "PIVOT launches ON bound IN ('compute', 'memory') USING count(*)"}
+SEVERAL_FIX = "give one statement per query, or join them into one (UNION ALL, a WITH clause, a subquery)"
 OTHER_FIX = ("give a SELECT over the views launches, advice, reports and errors; for other statements (settings, "
              "extensions, other databases) open the Parquet files under {store}/data with DuckDB itself")
 _FIRST_WORDS = re.compile(r"^\s*(?:(?:--[^\n]*(?:\n|$)|/\*.*?\*/)\s*)*((?:explain\s+(?:analy[sz]e\s+)?)?[a-z_]+)",

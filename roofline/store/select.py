@@ -43,9 +43,10 @@ def _found(st: Store, name: str) -> str:
 
 
 def _matches(reports: Mapping[str, Mapping[str, Any]], name: str) -> list[str]:
-    """The paths ``name`` designates: the path itself (as given or resolved from here), else its report id (or at
-    least ``ID_PREFIX`` leading digits of it), else the paths it is a tail of (whole components)."""
-    for exact in (name, str(Path(name).resolve())):
+    """The paths ``name`` designates: the path itself (as given, relative to here, or its links resolved: a store
+    an older roofline collected holds link targets), else its report id (or at least ``ID_PREFIX`` leading digits
+    of it), else the paths it is a tail of (whole components)."""
+    for exact in (name, os.path.abspath(name), str(Path(name).resolve())):
         if exact in reports:
             return [exact]
     low = name.lower()

@@ -128,6 +128,11 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "unknown_arg": ("gpu_spec", {"spec_id": "h100-sxm5", "bogus": 1}),
         "unknown_args": ("list_kernels", {"reports": [FP32], "top": 3, "format": "json"}),
         "list_invalid": ("list_kernels", {"reports": [str(scratch / "invalid.json")]}),
+        "nul_path": ("list_kernels", {"reports": ["examples/a\0b.ncu-rep"]}),
+        "nul_baseline": ("grade_kernel", {"report": FP32, "baseline": "examples/a\0b.json"}),
+        "nvtx_none": ("rank_nsys_kernels", {"profile": "examples/nsys/h100-examples.sqlite", "nvtx": "no-such-range"}),
+        "gpus_differ": ("compare_reports", {"base": FP32, "new": "examples/h200/torch-fp32.roofline.json",
+                                            "match": "order"}),
     }
     (scratch / "app.qdrep").write_bytes(b"")
     tools, results = asyncio.run(session([REPO / "examples", scratch, Path("/dev")], list(calls.values())))
@@ -352,7 +357,7 @@ def test_grade_kernel_declares_its_schema_and_its_result_is_valid_against_it(ser
     for key in ("grade", "grade_withheld"):
         result = ok(served[key])
         validator.validate(result)
-        assert len(result_text(served[key])) <= 2500  # one kernel, its launches left out
+        assert len(result_text(served[key])) <= 2750  # one kernel, its launches left out
         assert all(k["per_launch"] == [] for k in result["kernels"]) and "per_launch" in result["left_out"]
         assert result["kind"] == "grade" and result["command"].startswith("roofline grade ")
 
@@ -572,6 +577,29 @@ def test_an_output_is_written_only_inside_a_root_and_never_over_a_file_of_anothe
 ])
 def test_refusals_are_one_line(served: dict[str, Any], call: str, words: str) -> None:
     assert words in refusal(served[call])
+
+
+def test_a_path_with_a_nul_byte_is_a_tool_error_naming_it_not_an_internal_error(served: dict[str, Any]) -> None:
+    """os.stat's ValueError ("embedded null byte") was the server's "internal error" label for a defect."""
+    for key, argument, path in (("nul_path", "reports", "examples/a\\x00b.ncu-rep"),
+                                ("nul_baseline", "baseline", "examples/a\\x00b.json")):
+        text = refusal(served[key])
+        assert text.endswith(f": {argument}='{path}': not a valid path (it holds a NUL byte): check the path")
+        assert "internal error" not in text
+
+
+def test_hints_name_no_command_line_where_a_tool_or_its_arguments_do(served: dict[str, Any]) -> None:
+    """docs/agents.md: a hint names the tool to call and its arguments, never ``roofline timeline``, ``roofline
+    compare`` or the Python call."""
+    nvtx = refusal(served["nvtx_none"])
+    assert "no kernel was launched inside an NVTX range named 'no-such-range'" in nvtx
+    assert "the ranges rank_nsys_kernels lists under profile.nvtx when called without nvtx" in nvtx
+    work = refusal(served["ungated_work"])
+    assert work.endswith("pass gate_different_work=true to gate them per unit of work")
+    gpus = refusal(served["gpus_differ"])
+    assert "come from different GPUs" in gpus and gpus.endswith("or pass allow_different_gpu=true to gate them anyway")
+    for text in (nvtx, work, gpus):
+        assert "roofline timeline" not in text and "roofline compare" not in text and "Python" not in text
 
 
 def test_a_bad_call_is_an_error_and_the_server_goes_on(served: dict[str, Any]) -> None:

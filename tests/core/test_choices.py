@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from roofline.core.choices import GroupBy, TargetClock, finite_at_least, one_of
+from roofline.core.choices import GroupBy, TargetClock, a_bool, a_path, finite_at_least, one_of, path_list, without_nul
 from roofline.errors import UsageError
 
 
@@ -28,3 +28,21 @@ def test_a_limit_that_is_not_a_finite_non_negative_number_is_refused(value: obje
 def test_a_finite_limit_or_none_is_taken() -> None:
     for value in (None, 0, 0.0, 12.5):
         finite_at_least("slower_pct", value)
+
+
+def test_a_path_holding_a_nul_byte_is_refused_naming_it() -> None:
+    """No file system takes a NUL byte: os.stat raised a bare ValueError("embedded null byte")."""
+    from pathlib import Path
+
+    for check in (lambda: a_path("path", "a\0b"), lambda: path_list("paths", ["ok", Path("a\0b")]),
+                  lambda: without_nul("report", "a\0b")):
+        with pytest.raises(UsageError, match=r"'a\\x00b'\)?: not a valid path \(it holds a NUL byte\): check the pat"):
+            check()
+    assert a_path("path", "a b") == "a b" and path_list("paths", "x") == ["x"]
+
+
+@pytest.mark.parametrize("value", ["no", 1, None])
+def test_a_flag_that_is_not_a_bool_is_refused(value: object) -> None:
+    with pytest.raises(UsageError, match=r"^sass=.*: not True or False: give sass=True or sass=False$"):
+        a_bool("sass", value)
+    a_bool("sass", False)

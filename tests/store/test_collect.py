@@ -7,11 +7,12 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import roofline.store.collect as collecting
-from roofline.store.collect import collect
+from roofline.store.collect import collect, report_paths
 from roofline.store.query import query
 from tests.conftest import REPO
 
@@ -339,3 +340,110 @@ def test_the_content_hash_refuses_a_fifo_without_reading_it(tmp_path: Path) -> N
     os.mkfifo(tmp_path / "f")
     with pytest.raises(ReportError, match="is a FIFO, not a regular file"):
         collecting.content_hash(str(tmp_path / "f"))
+
+
+INTOPS = REPO / "examples" / "h200" / "intops.full.ncu-rep"  # two launches
+
+
+def test_a_report_cut_short_with_launches_left_is_an_error_row_not_a_good_report(tmp_path: Path) -> None:
+    """A file cut after its first launch read as a report of one launch (the other lost, a warning alone): collected
+    as good, the store under-counted its launches and time without a sign. It is a row of errors, as diff refuses
+    it, and stays one when collected again unchanged."""
+    import roofline
+
+    cut = tmp_path / "cut.ncu-rep"
+    data = INTOPS.read_bytes()
+    cut.write_bytes(data[:int(len(data) * 0.8)])
+    report = roofline.load(cut)
+    assert report.incomplete and len(report.launches) == 1  # of the two the whole file holds
+    store = tmp_path / "s"
+    outcome = collect([cut, TRIAD], store)
+    assert outcome.analysed == 1 and outcome.errors == ((str(cut), f"{cut}: {collecting.INCOMPLETE}: 1 launch read and "
+                                                         "the others lost, so its rows would under-count its launches "
+                                                         "and time: copy the file again, or re-profile"),)
+    assert rows(store, "SELECT path, exit_code FROM errors") == [(str(cut), 2)]
+    assert rows(store, "SELECT path FROM reports") == [(str(TRIAD),)]
+    again = collect([cut], store)
+    assert (again.unchanged, again.still_failed, len(again.errors)) == (1, 1, 1)
+
+
+def test_a_report_model_saved_from_an_incomplete_report_is_an_error_row(tmp_path: Path) -> None:
+    model = json.loads(FP16.read_text())
+    model["incomplete"] = True
+    saved = tmp_path / "cut.roofline.json"
+    saved.write_text(json.dumps(model))
+    ((path, line),) = collect([saved], tmp_path / "s").errors
+    assert path == str(saved) and line.startswith(f"{saved}: {collecting.INCOMPLETE}: ")
+
+
+def test_a_truncated_shared_report_is_refused_by_collect_as_diff_refuses_it(tmp_path: Path,
+                                                                           shared_report: Any) -> None:
+    """The probe's file: the RTX 2080 Ti report cut at 95,000 bytes holds launch 0:0 of its two."""
+    whole = shared_report("rtx2080ti_kernels_basic")
+    cut = tmp_path / "cut95000.ncu-rep"
+    cut.write_bytes(whole.read_bytes()[:95_000])
+    ((_, line),) = collect([cut], tmp_path / "s").errors
+    assert line.startswith(f"{cut}: the file is incomplete (cut short or missing records): 1 launch read")
+    assert rows(tmp_path / "s", "SELECT count(*) FROM reports") == [(0,)]
+
+
+def test_a_symbolic_link_is_collected_under_the_path_given_not_its_target(tmp_path: Path) -> None:
+    """docs/store.md: a report is named by the path it was collected from; the link's path was its target's."""
+    from roofline.store.select import store_reports
+
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "link.ncu-rep").symlink_to(TRIAD)
+    named = tmp_path / "named.ncu-rep"
+    named.symlink_to(INTOPS)
+    store = tmp_path / "s"
+    assert collect([tmp_path / "in", named], store).analysed == 2
+    assert rows(store, "SELECT path FROM reports ORDER BY path") == [(str(tmp_path / "in" / "link.ncu-rep"),),
+                                                                     (str(named),)]
+    assert store_reports(store, [str(named)]) == [str(named)]
+
+
+def test_a_report_named_twice_through_a_link_is_collected_once_and_dotdot_follows_the_link(tmp_path: Path) -> None:
+    """A folder holding a report and a link to it gave two reports, every sum of the store counting its launches
+    twice; `far/../x` through a linked folder `far` is read where the file system puts it, not as `x` beside it."""
+    import shutil
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    shutil.copyfile(TRIAD, folder / "a.ncu-rep")
+    (folder / "b.ncu-rep").symlink_to(folder / "a.ncu-rep")
+    assert report_paths([folder]) == [str(folder / "a.ncu-rep")]
+    (tmp_path / "elsewhere" / "deep").mkdir(parents=True)
+    shutil.copyfile(INTOPS, tmp_path / "elsewhere" / "x.ncu-rep")
+    (tmp_path / "here").mkdir()
+    (tmp_path / "here" / "far").symlink_to(tmp_path / "elsewhere" / "deep")
+    through = tmp_path / "here" / "far" / ".." / "x.ncu-rep"
+    assert report_paths([through]) == [str(through)] and Path(report_paths([through])[0]).is_file()
+    store = tmp_path / "s"
+    assert collect([folder, through], store).analysed == 2
+    assert rows(store, "SELECT count(*) FROM reports") == [(2,)]
+
+
+@pytest.mark.parametrize(("arguments", "named"), [
+    ({"workers": -1}, "workers=-1: not a whole number of at least 1: give e.g. workers=8"),
+    ({"workers": 0}, "workers=0: not a whole number of at least 1"),
+    ({"workers": "2"}, "workers='2': not a whole number of at least 1"),
+    ({"scheduler": 5}, "scheduler=5: not a scheduler's address: give e.g. scheduler='tcp://head:8786'"),
+    ({"scheduler": ""}, "scheduler='': not a scheduler's address"),
+    ({"workers": 2, "scheduler": "tcp://head:8786"}, "workers=2 with scheduler='tcp://head:8786': choose one"),
+    ({"options": {}}, "options={}: not an AnalysisOptions"),
+    ({"batch": 0}, "batch=0: not a whole number of at least 1"),
+    ({"store": None}, "store=None: not a path: give e.g. store='roofline-store'"),
+    ({"paths": None}, "paths=None: not a path or a list of paths"),
+    ({"paths": ["a\0b.ncu-rep"]}, "paths='a\\x00b.ncu-rep': not a valid path (it holds a NUL byte)"),
+])
+def test_an_argument_of_the_wrong_kind_is_refused_before_any_store_is_made(tmp_path: Path, arguments: dict[str, Any],
+                                                                          named: str) -> None:
+    """workers=-1 waited for ever on a cluster of no worker, leaving a store of a lock and a manifest; workers=0 ran
+    here without a word; '2' and a number for the scheduler were bare TypeErrors."""
+    from roofline.errors import UsageError
+
+    call = {"paths": [TRIAD], "store": tmp_path / "s", **arguments}
+    with pytest.raises(UsageError) as refused:
+        collect(**call)
+    assert str(refused.value).startswith(named) and "\n" not in str(refused.value)
+    assert not (tmp_path / "s").exists()

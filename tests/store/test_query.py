@@ -129,3 +129,38 @@ def test_columns_of_one_name_come_back_each_named_apart_as_duckdb_names_them(
     assert rows and all(row["device"] == row["device_1"] for row in rows)
     wide = query(store, "SELECT * FROM launches l JOIN reports r USING (report_id) LIMIT 1")
     assert len(set(wide.column_names)) == wide.num_columns
+
+
+@pytest.mark.parametrize("sql", ["SELECT 1; SELECT 2", "SELECT count(*) FROM launches; SELECT count(*) FROM reports;",
+                                 "SELECT 1;\n-- a comment\nSELECT 2"])
+def test_sql_of_several_statements_is_refused_naming_the_fix(collected: tuple[Path, list[Path]], sql: str) -> None:
+    """``SELECT 1; SELECT 2`` printed the last statement's rows alone, the first's dropped without a word."""
+    from roofline.store.query import SEVERAL_FIX
+
+    store, _ = collected
+    with pytest.raises(StoreError) as refused:
+        query(store, sql)
+    line = str(refused.value)
+    assert "\n" not in line and line.startswith(f"{store}: query ")
+    assert ": 2 statements, and a query answers one" in line
+    assert line.endswith(SEVERAL_FIX)
+    assert query(store, "SELECT 2 AS x;").column("x").to_pylist() == [2]  # one statement and its ';': answered
+
+
+@pytest.mark.parametrize(("store", "sql", "named"), [
+    ("s", None, "sql=None: not a text of SQL"),
+    ("s", 5, "sql=5: not a text of SQL"),
+    (None, "SELECT 1", "store=None: not a path: give e.g. store='roofline-store'"),
+    ("a\0b", "SELECT 1", "store='a\\x00b': not a valid path (it holds a NUL byte)"),
+])
+def test_a_store_or_sql_of_the_wrong_kind_is_one_line_naming_it(collected: tuple[Path, list[Path]], store: object,
+                                                                sql: object, named: str) -> None:
+    """duckdb's several-line TypeError (``extract_statements(): incompatible function arguments``) and os.fspath's
+    came through."""
+    import roofline
+    from roofline.errors import UsageError
+
+    path = collected[0] if store == "s" else store
+    with pytest.raises(UsageError) as refused:
+        roofline.query(path, sql)  # type: ignore[arg-type]
+    assert str(refused.value).startswith(named) and "\n" not in str(refused.value)

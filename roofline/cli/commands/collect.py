@@ -36,8 +36,9 @@ def collect(
 ) -> None:
     """Collect many reports' analyses into a Parquet store for SQL queries (roofline query). Each launch's
     figures of `report -f json` (work, time, roofs, verdict, time model, diagnostics, advice and their savings)
-    become rows; a report already collected is not read again, a changed one replaces its rows, a bad one is a row
-    of the errors table (named here, exit 2) and never stops the others; each batch is committed at once."""
+    become rows; a report already collected is not read again, a changed one replaces its rows, a bad one (corrupt,
+    foreign, or cut short: none of its launches kept) is a row of the errors table (named here, exit 2) and never
+    stops the others; each batch is committed at once."""
     from roofline.cli.failures import fail_for
     from roofline.errors import RooflineError, UsageError
     from roofline.store.collect import collect as run

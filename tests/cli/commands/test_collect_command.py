@@ -76,3 +76,17 @@ def test_a_bad_shared_report_cut_short_still_fails_on_a_run_again(shared_report,
     for _ in range(2):
         result = runner.invoke(app, ["collect", str(bad), "-o", str(tmp_path / "st")])
         assert result.exit_code == 2 and "1 failed" in result.stderr, result.output
+
+
+def test_a_report_cut_short_after_a_launch_is_named_in_one_line_exit_2(tmp_path: Path) -> None:
+    """A file that still holds launches but lost others: collected as good it exited 0 with no line on stderr."""
+    cut = tmp_path / "cut.ncu-rep"
+    data = (REPO / "examples" / "h200" / "intops.full.ncu-rep").read_bytes()
+    cut.write_bytes(data[:int(len(data) * 0.8)])
+    result = runner.invoke(app, ["collect", str(cut), "-o", str(tmp_path / "st")])
+    assert result.exit_code == 2, result.output
+    (error,) = [line for line in result.stderr.splitlines() if line.startswith("roofline: error:")]
+    assert error == (f"roofline: error: {cut}: the file is incomplete (cut short or missing records): 1 launch read "
+                     "and the others lost, so its rows would under-count its launches and time: copy the file "
+                     "again, or re-profile")
+    assert f"collected 0 reports into {tmp_path / 'st'} (0 unchanged, 1 failed)" in result.stderr

@@ -185,3 +185,10 @@ def test_an_output_name_whose_extension_names_no_format_is_refused_without_forma
         assert ".txt (table), .csv (csv), .json (json)" in got.value.hint
         assert not (tmp_path / name).exists()
     assert query_format("csv", tmp_path / "q.xyz") == "csv" and query_format(None, tmp_path / "q.csv") == "csv"
+
+
+def test_sql_of_several_statements_is_one_line_exit_2(store: Path) -> None:
+    result = runner.invoke(app, ["query", str(store), "SELECT 1; SELECT 2"])
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    (line,) = result.stderr.strip().splitlines()
+    assert "2 statements, and a query answers one" in line and "give one statement per query" in line
