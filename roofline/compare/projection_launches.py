@@ -112,6 +112,7 @@ NOTHING_TO_PROJECT = "no launch with a time and a time model"  # the source repo
 ONE_WAVE = "one wave"  # the term of a launch of at most one block per SM on both GPUs (``one_wave``)
 SHARED = "FP32+INT32"  # the term of FP32 and integer work on lanes that run both (GA10x, Ada)
 DRAM_FLOOR = "DRAM achievable"  # the DRAM bytes at the target's achievable bandwidth (``achievable_floor``)
+RUNS_ON = " on "  # a stand-in term's name: its key, this, the units its work runs on ("tensor on FP32 lanes")
 SAME_TIME = 1e-9  # relative: two times this close are one sum rounded two ways (the DRAM floor's name, above)
 _MEMORY_CLOCKED = ("DRAM", "DRAM achievable")  # terms of DRAM bytes, which the memory's own clock paces
 SHARED_PIPE = "shared pipe"  # the time model's term of sm__pipe_shared_cycles_active (metrics.PIPE_SHARED)
@@ -551,7 +552,7 @@ def governing_key(terms: Sequence[UnitTerm]) -> str:
     units its work runs on there ("tensor on FP32 lanes": the target has no Tensor Cores of its type)."""
     top = max(terms, key=lambda t: t.target_s)
     if top.stand_in and top.runs_on:
-        return f"{top.key} on {top.runs_on}"
+        return f"{top.key}{RUNS_ON}{top.runs_on}"
     rest = [t for t in terms if t.key != "tail"]
     if top.key == "tail" and rest:
         unit = max(rest, key=lambda t: t.target_s)

@@ -39,10 +39,16 @@ RECOVERABLE_COUNTS = ("recoverable = each launch's time above its floor at the p
                       "grade too (more or smaller blocks, batching or fusion is their fix)")
 
 
+# Which launches the time to gain counts (analysis.advice.lead_saving, time_to_gain, unestimated): the one rule,
+# said word for word by the summary's legend, its JSON (time_to_gain_counts), `summary --help` and docs/comparisons.md.
+TIME_TO_GAIN_RULE = ("a launch whose advice has no estimated item adds nothing (how many such launches a kernel has, "
+                     "and their recoverable time, are given with it); a launch with neither advice nor a time model "
+                     "adds its recoverable time; a kernel without any estimated item is placed by its recoverable "
+                     "time")
 # What the time to gain counts (analysis.advice.time_to_gain), said wherever the summary shows it.
-TIME_TO_GAIN_COUNTS = ("to gain = what each launch's first advice item saves (the most one change saves), summed "
-                       "over the kernel's launches: the report's time to gain and the first item of its advice; a "
-                       "launch without advice counts its recoverable time")
+TIME_TO_GAIN_COUNTS = ("to gain = what each launch's first estimated advice item saves (the most one change saves), "
+                       "summed over the kernel's launches: the report's time to gain and the first item of its "
+                       f"advice; {TIME_TO_GAIN_RULE}")
 
 
 # The figure that placed a summary row: its time to gain; else (no estimated saving, or a report ranked by

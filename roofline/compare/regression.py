@@ -36,6 +36,7 @@ from roofline.analysis.work import WorkCheck
 from roofline.compare.noise import Change, change_pct, slower_p_value
 from roofline.compare.pairing import Comparison, KernelPair, ReportRef, require_common
 from roofline.core.choices import finite_at_least
+from roofline.core.model import INCOMPLETE_FILE
 from roofline.core.thresholds import MIN_SHARE_PCT, SLOWER_PCT, TOTAL_SLOWER_PCT
 from roofline.core.units import pct_apart
 from roofline.errors import RooflineError
@@ -170,7 +171,9 @@ class OnlyInNew(Struct, frozen=True):
 
 
 class DiffResult(Struct, frozen=True):
-    """The gate's outcome over every kernel BASE and NEW share, and their total."""
+    """The gate's outcome over every kernel BASE and NEW share, and their total. ``verdicts`` in the order every
+    output lists them (``in_order``): the regressed kernels first, then the others, each by BASE time, largest
+    first."""
 
     comparison: Comparison
     thresholds: Thresholds
@@ -183,6 +186,11 @@ class DiffResult(Struct, frozen=True):
     @property
     def regressions(self) -> tuple[Verdict, ...]:
         return tuple(v for v in self.verdicts if v.regressed)
+
+    def only_in(self, i: int) -> tuple[str, ...]:
+        """The kernels only report ``i`` runs (``Comparison.unmatched``), less those not judged because the other
+        report ran them with every launch invalid: such a kernel is listed once, as not judged."""
+        return only_in(self.comparison, self.not_judged, i)
 
     @property
     def shifted(self) -> tuple[Verdict, ...]:
@@ -221,7 +229,7 @@ def judge(comparison: Comparison, thresholds: Thresholds = Thresholds(),
     base, new = comparison.reports
     notes = setup_check(base, new, allow_different_gpu)
     require_common(comparison)
-    verdicts = tuple(_verdict(p, thresholds, comparison) for p in comparison.pairs)
+    verdicts = in_order([_verdict(p, thresholds, comparison) for p in comparison.pairs])
     gates = (("--fail-if-slower", thresholds.slower_pct, [v.slowdown_pct for v in verdicts], "a duration",
               f"re-profile with any --set (each measures the duration, {m.DURATION})"),
              ("--fail-if-roof-drop", thresholds.roof_drop_pct, [v.roof_drop_pct for v in verdicts],
@@ -236,10 +244,15 @@ def judge(comparison: Comparison, thresholds: Thresholds = Thresholds(),
         others = ", the others have no launch time" if different < len(verdicts) else ""
         raise RooflineError(f"{base.path} vs {new.path}: nothing to gate, {different} of the {len(verdicts)} shared "
                             f"kernels do different work{others}",
-                            "pass --gate-different-work to gate them per unit of work, or compare the runs with "
-                            "roofline compare")
-    return DiffResult(comparison, thresholds, verdicts, total, notes, only_in_new(comparison),
-                      not_judged(comparison, verdicts, thresholds))
+                            f"pass --gate-different-work to gate them per unit of work{COMPARE_INSTEAD}")
+    unjudged = not_judged(comparison, verdicts, thresholds)
+    return DiffResult(comparison, thresholds, verdicts, total, notes, only_in_new(comparison, unjudged), unjudged)
+
+
+def in_order(verdicts: Sequence[Verdict]) -> tuple[Verdict, ...]:
+    """The verdicts as the table, the Markdown comment and the JSON list them: the regressed kernels first, then
+    the others, each in the pairs' order (BASE time, largest first)."""
+    return tuple(sorted(verdicts, key=lambda v: not v.regressed))
 
 
 def not_judged(comparison: Comparison, verdicts: Sequence[Verdict], limits: Thresholds) -> tuple[NotJudged, ...]:
@@ -263,23 +276,28 @@ def not_judged(comparison: Comparison, verdicts: Sequence[Verdict], limits: Thre
 SIDES: tuple[Literal["base"], Literal["new"]] = ("base", "new")
 
 
+# The hints' parts that name the command line or Python: the MCP server drops them (``cli.mcp_server.PHRASES``)
+COMPARE_INSTEAD = ", or compare the runs with roofline compare"
+IN_PYTHON = " (allow_different_gpu=True in Python)"
+GENERATIONS = " (roofline compare is made for GPU generations)"
+
+
 def setup_check(base: ReportRef, new: ReportRef, allow_different_gpu: bool) -> tuple[str, ...]:
     """RooflineError (one line) when BASE or NEW is a file cut short (its missing launches would pass unjudged), or
     when they come from different GPUs or ncu versions, unless allowed; else the notes on what could not be checked
     (a report that does not name its ncu version) or was allowed to differ."""
     cut = [r.path for r in (base, new) if r.incomplete]
     if cut:
-        raise RooflineError(f"{' and '.join(cut)}: the file is incomplete (cut short or missing records), so a "
-                            "regression in the launches it lost would pass", "copy the file again, or re-profile")
+        raise RooflineError(f"{' and '.join(cut)}: {INCOMPLETE_FILE}, so a regression in the launches it lost would "
+                            "pass", "copy the file again, or re-profile")
     gpu = [(r.device, r.compute_capability, r.sm_count) for r in (base, new)]
     differ = (["GPUs"] if gpu[0] != gpu[1] else []) + \
              (["ncu versions"] if base.ncu_version and new.ncu_version and base.ncu_version != new.ncu_version else [])
     sides = " and ".join(f"{r.path} ({_gpu(r, base, new)}, {_ncu(r)})" for r in (base, new))
     if differ and not allow_different_gpu:
         raise RooflineError(f"{sides} come from different {' and '.join(differ)}, so their times are no regression "
-                            "test", "diff runs of one GPU and ncu version, or pass --allow-different-gpu "
-                            "(allow_different_gpu=True in Python) to gate them anyway (roofline compare is made for "
-                            "GPU generations)")
+                            "test", f"diff runs of one GPU and ncu version, or pass --allow-different-gpu{IN_PYTHON} "
+                            f"to gate them anyway{GENERATIONS}")
     notes = [f"different {' and '.join(differ)} allowed (--allow-different-gpu): {sides}"] if differ else []
     unknown = [r.path for r in (base, new) if not r.ncu_version]
     if unknown:
@@ -376,14 +394,24 @@ def _share(pair: KernelPair, reports: Sequence[ReportRef]) -> float | None:
     return max(shares) if shares else None
 
 
-def only_in_new(comparison: Comparison) -> OnlyInNew | None:
-    """NEW's kernels without a BASE kernel: their time, NEW's kernel time less that of its kernels paired with
-    BASE's; None where there are none or NEW has no kernel time."""
-    names, total = comparison.unmatched[1], comparison.reports[1].total_time_s
+def only_in(comparison: Comparison, unjudged: Sequence[NotJudged], i: int) -> tuple[str, ...]:
+    """The kernels only report ``i`` runs, less those ``unjudged`` because the other report ran them with every
+    launch invalid (not judged, not only in one report)."""
+    apart = {n.kernel for n in unjudged if n.cause is not Unjudged.NO_TIME}
+    return tuple(name for name in comparison.unmatched[i] if name not in apart)
+
+
+def only_in_new(comparison: Comparison, unjudged: Sequence[NotJudged] = ()) -> OnlyInNew | None:
+    """NEW's kernels without a BASE kernel (``only_in``): their time, NEW's kernel time less that of its kernels
+    paired with BASE's and of those BASE ran with every launch invalid (``unjudged``); None where there are none
+    or NEW has no kernel time."""
+    names, total = only_in(comparison, unjudged, 1), comparison.reports[1].total_time_s
     if not names or not total:
         return None
+    apart = set(comparison.unmatched[1]) - set(names)
     paired = sum(s.total_s.value or 0.0 for p in comparison.pairs if (s := p.sides[1]) is not None)
-    seconds = max(0.0, total - paired)
+    invalid = sum(gone.other_s for gone in comparison.unmeasured if gone.other == 1 and gone.name in apart)
+    seconds = max(0.0, total - paired - invalid)
     return OnlyInNew(len(names), seconds, seconds / total)
 
 

@@ -56,7 +56,7 @@ from roofline.documents.common import (
     value_or_null,
     values_or_null,
 )
-from roofline.documents.report import CeilingsText, small_grid_reason
+from roofline.documents.report import CeilingsText, roof_reasons, small_grid_reason
 from roofline.ncu.metrics import HINT_INSTRUCTIONS, HINT_PC_SAMPLES
 
 HEADLINE = Literal["speedup", "throughput", "time_ratio"]
@@ -406,9 +406,9 @@ class DiffJson(Struct, frozen=True):
     exit_code: Literal[0, 1, 2]
     regressions: list[Regression]
     total: TotalDoc | None
-    kernels: list[DiffKernel]
-    only_in_base: list[str]
-    only_in_new: list[str]
+    kernels: list[DiffKernel]  # regressed kernels first, then the others by BASE time, as the table lists them
+    only_in_base: list[str]  # kernels one report alone runs; one the other ran with every launch invalid is in
+    only_in_new: list[str]  # not_judged instead (where its share reaches --min-share), never in both
     only_in_new_s: Number  # NEW's kernel time less its paired kernels': the kernels only NEW runs, not gated
     only_in_new_share: Number  # that time's share of NEW's kernel time
     missing: dict[str, str]
@@ -579,7 +579,7 @@ def diff_json(d: DiffResult, words: CompareWords) -> DiffJson:
         [Regression(v.pair.label, list(v.reasons)) for v in d.regressions],
         None if total is None else TotalDoc(total.kernels, total.base_s, total.at_new_speed_s, total.change_pct,
                                             d.total_regressed),
-        [diff_kernel(v, c.reports, words) for v in d.verdicts], list(c.unmatched[0]), list(c.unmatched[1]),
+        [diff_kernel(v, c.reports, words) for v in d.verdicts], list(d.only_in(0)), list(d.only_in(1)),
         *only_in_new_doc(d, diff_missing(d)),
         list(d.not_judged))
 
@@ -609,7 +609,7 @@ def only_in_new_doc(d: DiffResult, missing: dict[str, str]) -> tuple[float | Non
         missing = {**missing, "only_in_new_regressed": "not gated: --fail-if-new-share not given"}
     if extra is not None:
         return extra.seconds, extra.share, missing, d.only_in_new_regressed if gated else None
-    why = "NEW runs no kernel BASE lacks" if not d.comparison.unmatched[1] else "NEW has no kernel time"
+    why = "NEW runs no kernel BASE lacks" if not d.only_in(1) else "NEW has no kernel time"
     return None, None, {"only_in_new_s": why, "only_in_new_share": why, **missing}, False if gated else None
 
 
@@ -879,7 +879,7 @@ def stats_doc(s: KernelStats, report: str, projection: Projection | None = None,
         value_or_null(s.per_launch_s, "per_launch_s", missing), values_or_null(s.flops, "flops", missing),
         values_or_null(s.flop_per_s, "flop_per_s", missing), values_or_null(s.bytes, "bytes", missing),
         values_or_null(s.bytes_per_s, "bytes_per_s", missing), values_or_null(s.intensity, "intensity", missing),
-        SideCeilings.of(c, dict(c.missing), c.source),
+        SideCeilings.of(c, roof_reasons(c), c.source),
         number(s.roof.pct_of_roof), s.verdict.bound, s.roof.limiter,
         value_or_null(s.roof_time_s, "roof_time_s", missing),
         value_or_null(s.attainable_flop_per_s, "attainable_flop_per_s", missing),

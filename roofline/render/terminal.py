@@ -105,9 +105,10 @@ def fitted(name: KernelName, width: int) -> str:
     return escape(visible_name(name).fit(width))
 
 
-def add_rows(table: Table, rows: Sequence[Sequence[Cell]], width: int) -> Table:
+def add_rows(table: Table, rows: Sequence[Sequence[Cell]], width: int, whole: bool = False) -> Table:
     """Add ``rows`` to ``table``; their kernel names get what the other columns leave of ``width`` (the terminal),
-    at least MIN_NAME_WIDTH characters each."""
+    at least MIN_NAME_WIDTH characters each. With ``whole``, no header nor cell is ever broken over lines
+    (``keep_whole``)."""
     columns = len(table.columns)
     named = {i for row in rows for i, cell in enumerate(row) if isinstance(cell, (KernelName, Chain))}
     others = sum(max([len(str(table.columns[i].header))] + [len(str(row[i])) for row in rows])
@@ -119,7 +120,27 @@ def add_rows(table: Table, rows: Sequence[Sequence[Cell]], width: int) -> Table:
     for row in rows:
         table.add_row(*(next(texts) if isinstance(cell, KernelName) else chained(cell, room)
                         if isinstance(cell, Chain) else cell for cell in row))
+    return keep_whole(table, width) if whole else table
+
+
+def keep_whole(table: Table, width: int) -> Table:
+    """The table with every header and cell on one line: where its columns (the names already cut to their least,
+    MIN_NAME_WIDTH) still need more than ``width`` columns, it is drawn that wide, past the terminal's edge, rather
+    than break a word or a number (print it with ``crop=False``)."""
+    for column in table.columns:
+        column.no_wrap = True
+    needed = sum(_column_widths(table)) + COLUMN_GAP * (len(table.columns) - 1)
+    if needed > width:
+        table.width = needed
     return table
+
+
+def _column_widths(table: Table) -> list[int]:
+    """Each column's width on one line: its widest header or cell, in terminal cells (markup left out)."""
+    from rich.markup import render
+
+    return [max([render(str(column.header)).cell_len] + [render(str(c)).cell_len for c in column.cells])
+            for column in table.columns]
 
 
 MIN_CHAIN_SHARE = 3  # characters of each name in a chain, however narrow the column ("m…D")

@@ -54,7 +54,7 @@ def test_the_defaults_fail_a_large_regression_without_any_flag():
     new = model("new.json", [launch(0, "k", 2.04e-3, 1e4, 1e4, OLD_GPU), launch(1, "big", 1e-3, 1e9, 1e7, OLD_GPU)])
     result = _judge(base, new)
     assert result.exit_code == 1 and [v.pair.key for v in result.regressions] == ["k"]
-    assert result.verdicts[1].slowdown_pct.value == pytest.approx(100 * (2.04e-3 / 3.49e-6 - 1), rel=1e-9)
+    assert result.regressions[0].slowdown_pct.value == pytest.approx(100 * (2.04e-3 / 3.49e-6 - 1), rel=1e-9)
 
 
 def test_kernels_under_the_minimum_share_are_not_gated_but_count_in_the_total():
@@ -385,3 +385,73 @@ def test_a_gpu_attribute_a_report_does_not_give_is_unknown_not_none():
     with pytest.raises(RooflineError) as err:
         _judge(known, blank)
     assert "new.json (G, CC unknown, unknown SMs, ncu 2024.1.0.0)" in str(err.value) and "None" not in str(err.value)
+
+
+def _invoke_all(base: Report, new: Report, tmp_path, *args: str) -> tuple[str, str, dict]:
+    """The table (80 columns), the Markdown and the JSON of ``diff`` on two report models written to ``tmp_path``."""
+    paths = []
+    for report, name in ((base, "base.json"), (new, "new.json")):
+        paths.append(tmp_path / name)
+        paths[-1].write_text(json.dumps(report.to_dict()))
+    run = [str(p) for p in paths] + list(args)
+    table = CliRunner().invoke(app, ["diff", *run], env={"COLUMNS": "80"}).stdout
+    markdown = CliRunner().invoke(app, ["diff", *run, "-f", "markdown"]).stdout
+    doc = json.loads(CliRunner().invoke(app, ["diff", *run, "-f", "json"]).stdout)
+    return table, markdown, doc
+
+
+def test_a_kernel_not_judged_for_its_invalid_launches_is_listed_once_not_also_as_only_in_one_report(tmp_path):
+    """c (22.2% of BASE's time) ran in NEW with every launch invalid: it was listed as not judged and, below, as
+    "only in BASE (1): c" in the table, the Markdown ("Only in base") and JSON only_in_base; now once, not judged."""
+    table, markdown, doc = _invoke_all(_four_kernels("base.json"), _four_kernels("new.json", invalid="c"), tmp_path)
+    assert "not judged c (22.2% of BASE's time" in " ".join(table.split()) and "only in BASE" not in table
+    assert "**Not judged**" in markdown and "Only in" not in markdown
+    assert [n["kernel"] for n in doc["not_judged"]] == ["c"] and doc["only_in_base"] == doc["only_in_new"] == []
+
+
+def test_a_kernel_base_ran_with_every_launch_invalid_is_not_counted_among_news_own_kernels(tmp_path):
+    """b (3 ms of NEW's 9.005 ms) ran in BASE with every launch invalid: not judged, and neither listed as only in
+    NEW nor counted in the time of NEW's own kernels that --fail-if-new-share gates (that time is null: none)."""
+    base, new = _four_kernels("base.json", invalid="b"), _four_kernels("new.json")
+    result = _judge(base, new, Thresholds(new_share_pct=10.0))
+    assert result.comparison.unmatched[1] == ("b",) and result.only_in(1) == ()
+    assert result.only_in_new is None and not result.only_in_new_regressed and result.exit_code == 2
+    table, _, doc = _invoke_all(base, new, tmp_path, "--fail-if-new-share", "10")
+    assert "only in NEW (" not in table and doc["only_in_new"] == [] and doc["only_in_new_s"] is None
+    assert doc["missing"]["only_in_new_s"] == "NEW runs no kernel BASE lacks"
+
+
+def test_a_kernel_with_invalid_launches_under_the_min_share_stays_among_those_only_in_one_report():
+    """Under --min-share the gate leaves c out: it is not judged, so it stays listed as only in BASE."""
+    result = _judge(_four_kernels("base.json"), _four_kernels("new.json", invalid="c"), Thresholds(min_share_pct=30.0))
+    assert result.not_judged == () and result.only_in(0) == ("c",) and result.exit_code == 0
+
+
+def test_the_table_the_markdown_and_the_json_list_the_kernels_in_one_order_regressed_first(tmp_path):
+    """c (2 ms in BASE, third by time) 30% slower: every output lists it first, then a, b and tiny by BASE time (the
+    Markdown put regressions first, the table and JSON kept BASE-time order)."""
+    slower = model("new.json", [launch(i, name, t, 1e9, 1e7, OLD_GPU) for i, (name, t) in
+                                enumerate((("a", 4e-3), ("b", 3e-3), ("c", 2.6e-3), ("tiny", 5e-6)))])
+    table, markdown, doc = _invoke_all(_four_kernels("base.json"), slower, tmp_path)
+    expected = ["c", "a", "b", "tiny"]
+    assert [k["label"] for k in doc["kernels"]] == expected and doc["regressions"][0]["kernel"] == "c"
+    rows = table.split("time per launch (median)\n", 1)[1].splitlines()[1:5]
+    assert [row.split()[0] for row in rows] == expected and rows[0].split()[-1] == "REGRESSED"
+    assert [line.split("`")[1] for line in markdown.splitlines() if line.startswith("| `")] == expected
+
+
+def test_a_real_kernel_with_every_launch_invalid_in_new_is_listed_once(roofline_report, tmp_path):
+    """RTX 4070 Ti PyTorch sim: fill_vector holds 35.7% of BASE's time; NEW with its launches failed (no counters)
+    said "not judged fill_vector" and "only in BASE (1): fill_vector" (probe r25); now only the first."""
+    from msgspec.structs import replace
+
+    base = roofline_report("rtx4070ti_pytorch-sim_full")
+    new = replace(base, launches=[replace(k, metrics={}, invalid="not measured: ncu collected no counters for it")
+                                  if k.name == "fill_vector" else k for k in base.launches])
+    fill = sum(k.value("gpu__time_duration.sum") for k in base.launches if k.name == "fill_vector")
+    total = sum(k.value("gpu__time_duration.sum") for k in base.launches)
+    table, markdown, doc = _invoke_all(base, new, tmp_path)
+    assert doc["not_judged"] == [{"kernel": "fill_vector", "share_pct": pytest.approx(100 * fill / total, rel=1e-9),
+                                  "cause": "every_launch_invalid", "share_of": "base"}]
+    assert round(100 * fill / total, 1) == 35.7 and doc["only_in_base"] == [] and doc["exit_code"] == 2
+    assert "only in BASE" not in table and "Only in base" not in markdown

@@ -71,9 +71,12 @@ def summary(
         "--nsys", help="An Nsight Systems profile of the same application (.sqlite, .nsys-rep, .qdrep): weigh each "
         "kernel by its real GPU time and rank recoverable time in real seconds.")] = None,
 ) -> None:
-    """Rank the kernels of whole applications by their time to gain: per launch, what its first advice item could
-    save on the time model (to the peaks it can reach, never below the changed kernel's floor), summed; the
-    report's table and advice give the same figure. Beside it, recoverable time: the time above the launch's floor
+    """Rank the kernels of whole applications by their time to gain: per launch, what its first estimated advice
+    item could save on the time model (to the peaks it can reach, never below the changed kernel's floor), summed;
+    the report's table and advice give the same figure: a launch whose advice has no estimated item adds nothing
+    (how many such launches a kernel has, and their recoverable time, are given with it); a launch with neither
+    advice nor a time model adds its recoverable time; a kernel without any estimated item is placed by its
+    recoverable time. Beside it, recoverable time: the time above the launch's floor
     at the peaks it can reach (grade's most saved), or without a time model time x (1 - attained / 100), attained =
     the largest of percent of roof, the SM and memory throughputs and the busiest SM unit in whole blocks per SM, at
     most the time above the 1.5 us launch floor; small-grid launches are counted apart. A bad report does

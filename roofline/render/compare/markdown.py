@@ -126,9 +126,10 @@ def _pairing(d: DiffResult) -> list[str]:
 
 
 def table(verdicts: Sequence[Verdict]) -> list[str]:
-    """The GFM table rows: header, delimiter, then regressions first and the rest in base-time order."""
+    """The GFM table rows: header, delimiter, then a row per kernel in the order of ``verdicts`` (``in_order``:
+    regressions first, the rest by BASE time, as the terminal table lists them)."""
     rows = [row(COLUMNS), "|" + "|".join([":---", *["---:"] * 4, ":---", "---:", "---:", ":---"]) + "|"]
-    for v in sorted(verdicts, key=lambda v: not v.regressed):
+    for v in verdicts:
         base, new = v.pair.side(0), v.pair.side(1)
         check = v.pair.work[1] if v.pair.work else None
         rows.append(row((
@@ -167,7 +168,7 @@ def _details(d: DiffResult) -> list[str]:
         moved = [f"`{s.where}`: {pct(100 * s.base_share)} → {pct(100 * s.new_share)} ({s.change_pts:+.1f} points)"
                  for s in v.line_shifts or ()]
         lines += ["", inline(head), *(f"- {inline(text)}" for text in moved)]
-    for i, (title, names) in enumerate(zip(("Only in base", "Only in new"), d.comparison.unmatched, strict=True)):
+    for i, (title, names) in enumerate(zip(("Only in base", "Only in new"), (d.only_in(0), d.only_in(1)), strict=True)):
         if names:
             shown = ", ".join(f"`{cell(n)}`" for n in names[:MAX_UNMATCHED_NAMES])
             more = f" and {len(names) - MAX_UNMATCHED_NAMES} more" if len(names) > MAX_UNMATCHED_NAMES else ""

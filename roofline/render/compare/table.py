@@ -20,6 +20,7 @@ from roofline.compare.projection_launches import (
     DRAM_FLOOR,
     LEFT_OUT_WORDS,
     OTHER_KERNEL,
+    RUNS_ON,
     LaunchProjection,
     WorkloadProjection,
 )
@@ -79,11 +80,11 @@ def _print_comparison(console: Console, c: Comparison) -> None:
     for i in range(1, len(c.reports)):
         _print_versus(console, c, i)
     if len(c.reports) == 1:
-        console.print(_rich(roof_grid(c, 0), console.width))
+        console.print(_rich(roof_grid(c, 0), console.width), crop=False)
     if c.project_to:
         console.print(f"[bold]Projection onto {c.project_to}[/bold] at its {clock_words(c)} (a model of the time "
                       "there, not a measurement)", highlight=False)
-        console.print(_projection_table(c, console.width))
+        console.print(_projection_table(c, console.width), crop=False)
         for line in projection_notes(c):
             console.print(escape(line), highlight=False)
     for line in _comparison_notes(c):
@@ -119,7 +120,7 @@ def _print_versus(console: Console, c: Comparison, i: int) -> None:
                       highlight=False)
         return
     for grid in versus_grids(c, i):
-        console.print(_rich(grid, console.width))
+        console.print(_rich(grid, console.width), crop=False)
     for line in (*expectation_lines(c, i), *clock_lines(c, i)):
         console.print(escape(line), highlight=False)
 
@@ -174,8 +175,10 @@ class Grid:
 
 
 def _rich(grid: Grid, width: int) -> Table:
+    """A grid as a terminal table, its names fitted to ``width``, no header nor cell broken (``keep_whole``)."""
     table = plain_table(grid.title, grid.header, grid.caption)
-    return add_rows(table, [[name_cell(n), *row] for n, row in zip(grid.names, grid.rows, strict=True)], width)
+    return add_rows(table, [[name_cell(n), *row] for n, row in zip(grid.names, grid.rows, strict=True)], width,
+                    whole=True)
 
 
 def name_cell(names: Sequence[str]) -> KernelName | Chain:
@@ -215,12 +218,13 @@ def work_grid(c: Comparison, i: int) -> Grid:
                      *(_measure_cell(measures.get(key)) for key, _ in WORK_COLUMNS), _decided_by(check),
                      _work_word(p, i)))
     return Grid(f"Work per launch, {a} -> {b}",
-                ("kernel", f"FLOPs {a}", f"FLOPs {b}", *(f"{name} {b}/{a}" for _, name in WORK_COLUMNS), "by",
-                 "work"), tuple(p.names_to(i) for p in shown), tuple(rows),
-                f"work = DIFFERENT where the FLOPs of a precision (without FLOPs: the threads launched, grid x "
-                f"block) differ by more than {100 * c.work_tolerance:g}% (--work-tolerance) and so does the work "
-                "on the resource that bounds both sides by their verdicts (DRAM, L2 or L1 bytes, a precision's "
-                "FLOPs, instructions); by = what decided; the rest is shown, it does not decide"
+                ("kernel", f"FLOPs {a}", f"FLOPs {b}", *(name for _, name in WORK_COLUMNS), "by", "work"),
+                tuple(p.names_to(i) for p in shown), tuple(rows),
+                f"{', '.join(name for _, name in WORK_COLUMNS)} = {b}/{a}, the ratio of the threads launched, DRAM "
+                "bytes and warp instructions; work = DIFFERENT where the FLOPs of a precision (without FLOPs: the "
+                f"threads launched, grid x block) differ by more than {100 * c.work_tolerance:g}% (--work-tolerance) "
+                "and so does the work on the resource that bounds both sides by their verdicts (DRAM, L2 or L1 "
+                "bytes, a precision's FLOPs, instructions); by = what decided; the rest is shown, it does not decide"
                 + ("; FLOPs >= X: the precisions measured, another not measured (JSON: its reason)"
                    if any(any(chk.flops_partial) for p in shown if (chk := p.work[i]) is not None) else "")
                 + "".join(f"; {n}" for n in notes))
@@ -396,16 +400,16 @@ def _projection_table(c: Comparison, width: int) -> Table:
                         "there over here for the target's L2 size (= kept); bound = the kernel's measured work per "
                         "launch (its launches' sum over their count) at the target's datasheet peaks at that clock "
                         "(the per-kernel model's roofline bound; where the interval reaches under it, a line below "
-                        "says why)" + floor_words(named))
+                        "says why)" + by_words(named))
     rows: list[list[Cell]] = []
     for p in c.pairs:
         for i, (side, proj) in enumerate(zip(p.sides, p.projections, strict=True)):
             if side is None or proj is None:
                 continue
             rows.append([name_cell(p.names), letter(i), seconds(side.per_launch_s.value),
-                         seconds(proj.projected_s.value), _interval_s(proj), proj.governing or "n/a",
+                         seconds(proj.projected_s.value), _interval_s(proj), by_cell(proj.governing),
                          _l2_cell(proj), seconds(proj.bound_s.value)])
-    return _whole_figures(add_rows(table, rows, width))
+    return add_rows(table, rows, width, whole=True)
 
 
 UNDER_BOUND_WORDS = {
@@ -451,16 +455,16 @@ def clock_words(c: Comparison) -> str:
             "it holds under load)")
 
 
-LAUNCH_HEADER = ("kernel", "launches", "grid x block", "measured", "projected", "interval", "by")
-LAUNCH_CAPTION = ("per launch: each unit's work at the target's rate of that unit, the tail in whole blocks per SM, "
-                  "the source's time over its floor kept; by = the unit that governs there (one wave: at most one "
-                  "block per SM on both GPUs, the measured time at the clocks' ratio); total = the sum of launches x "
-                  "projected")
+LAUNCH_HEADER = ("kernel", "n", "grid", "measured", "projected", "interval", "by")
+LAUNCH_CAPTION = ("n = the launches of the group; grid = blocks x threads per block; per launch: each unit's work "
+                  "at the target's rate of that unit, the tail in whole blocks per SM, the source's time over its "
+                  "floor kept; by = the unit that governs there (one wave: at most one block per SM on both GPUs, the "
+                  "measured time at the clocks' ratio); total = the sum of launches x projected")
 KERNEL_HEADER = ("kernel", "launches", "measured", "projected", "interval", "by")
 KERNEL_CAPTION = ("measured, projected = the kernel's launches summed, each launch projected (none from another's "
                   "size); by = the unit that governs most of its projected time there")
-EVERYWHERE_HEADER = ("GPU", "projected", "interval", "speedup", "by", "clock", "note")
-TEXT_COLUMNS = ("work", "unit", "bound", "by", "grid x block", "note")  # headers of columns of words, left-aligned
+EVERYWHERE_HEADER = ("GPU", "projected", "interval", "speedup", "by", "GHz", "note")
+TEXT_COLUMNS = ("work", "unit", "bound", "by", "grid", "note")  # headers of columns of words, left-aligned
 
 
 def numeric_columns(header: Sequence[str]) -> tuple[bool, ...]:
@@ -470,14 +474,14 @@ def numeric_columns(header: Sequence[str]) -> tuple[bool, ...]:
 
 def _workload_table(w: WorkloadProjection, width: int) -> Table:
     """Every group of identical launches projected (``compare.projection_launches``), its count and the total."""
-    return _whole_figures(_rich(launch_grid(w), width))
+    return _rich(launch_grid(w), width)
 
 
 def launch_grid(w: WorkloadProjection, title: str = "") -> Grid:
     """Every group of identical launches projected, its count; each NVTX range's total and the workload's."""
     names: list[tuple[str, ...]] = [(x.name,) for x in w.launches]
     rows = [(str(x.count), f"{x.grid or '?'} x {x.block or '?'}", seconds(x.measured_s), seconds(x.projected_s),
-             _span(x.low_s, x.high_s), x.governing) for x in w.launches]
+             _span(x.low_s, x.high_s), by_cell(x.governing)) for x in w.launches]
     names += [(f"NVTX {r.name}",) for r in w.ranges]
     rows += [(str(r.launches), "", seconds(r.measured_s), seconds(r.projected_s), _span(r.low_s, r.high_s), "")
              for r in w.ranges]
@@ -485,30 +489,49 @@ def launch_grid(w: WorkloadProjection, title: str = "") -> Grid:
     rows.append((str(w.launch_count), "", seconds(w.measured_s), seconds(w.projected_s), _span(w.low_s, w.high_s),
                  ""))
     return Grid(title, LAUNCH_HEADER, tuple(names), tuple(rows),
-                LAUNCH_CAPTION + floor_words(x.governing for x in w.launches))
+                LAUNCH_CAPTION + by_words(x.governing for x in w.launches))
 
 
 def _kernel_table(w: WorkloadProjection, width: int) -> Table:
     """Per kernel name: its launches, measured and projected totals, interval and governing unit
     (``WorkloadProjection.kernels``, summed from the per-launch projection)."""
-    return _whole_figures(_rich(kernel_grid(w), width))
+    return _rich(kernel_grid(w), width)
 
 
 def kernel_grid(w: WorkloadProjection, title: str = "") -> Grid:
     """Per kernel name: its launches, measured and projected totals, interval and governing unit."""
     return Grid(title, KERNEL_HEADER, tuple((k.name,) for k in w.kernels),
                 tuple((str(k.count), seconds(k.measured_s), seconds(k.projected_s), _span(k.low_s, k.high_s),
-                       k.governing) for k in w.kernels), KERNEL_CAPTION + floor_words(k.governing for k in w.kernels))
+                       by_cell(k.governing)) for k in w.kernels),
+                KERNEL_CAPTION + by_words(k.governing for k in w.kernels))
 
 
-def floor_words(named: Iterable[str | None]) -> str:
-    """The legend's words for the DRAM floor term (``projection_launches.DRAM_FLOOR``) where a "by" cell names it,
-    else ""."""
-    if DRAM_FLOOR not in set(named):
-        return ""
-    return (f"; {DRAM_FLOOR} = the launch's DRAM bytes at the target's achievable DRAM bandwidth (what a stream "
-            "copy reaches there; on the report's own GPU the rate the launch reached, where higher), the least time "
-            "the model gives it, named where it sets the time")
+# the units a "by" cell names shorter than the documents' ``governing`` does, so that the tables fit 80 columns
+BY_WORDS = {DRAM_FLOOR: "DRAM floor"}
+
+
+def by_cell(unit: str | None) -> str:
+    """The unit that governs, as a "by" cell: "DRAM floor" for ``projection_launches.DRAM_FLOOR``, "FP32 (tensor)"
+    for Tensor work timed on the FP32 lanes (a stand-in term, ``RUNS_ON``), else its name; "n/a" for None."""
+    if unit is None:
+        return "n/a"
+    key, on, lanes = unit.partition(RUNS_ON)
+    return f"{lanes.removesuffix(' lanes')} ({key})" if on else BY_WORDS.get(unit, unit)
+
+
+def by_words(named: Iterable[str | None]) -> str:
+    """The legend's words for the "by" cells ``by_cell`` shortens, where one names them (each with the name the
+    JSON gives it), else ""."""
+    shown = {unit for unit in named if unit}
+    words = [f"{by_cell(DRAM_FLOOR)} = the launch's DRAM bytes at the target's achievable DRAM bandwidth (what a "
+             "stream copy reaches there; on the report's own GPU the rate the launch reached, where higher), the "
+             f"least time the model gives it, named where it sets the time (JSON governing: {DRAM_FLOOR})"
+             ] if DRAM_FLOOR in shown else []
+    for unit in sorted(u for u in shown if RUNS_ON in u):
+        key, _, lanes = unit.partition(RUNS_ON)
+        words.append(f"{by_cell(unit)} = {key} work timed on the {lanes}, the target having no figure of its type "
+                     f"(JSON governing: {unit})")
+    return "".join(f"; {w}" for w in words)
 
 
 def _span(low: float | None, high: float | None) -> str:
@@ -536,7 +559,7 @@ def everywhere_title(c: Comparison) -> str:
 def _print_everywhere(console: Console, c: Comparison) -> None:
     """``project --to all`` (or several ids): the workload's total on each GPU, fastest first."""
     console.print(f"[bold]{escape(everywhere_title(c))}[/bold], {escape(everywhere_words(c))}", highlight=False)
-    console.print(_everywhere_table(c, console.width))
+    console.print(_everywhere_table(c, console.width), crop=False)
     for line in caveat_lines(c):
         console.print(escape(line), highlight=False)
     for w in c.everywhere:
@@ -556,8 +579,8 @@ def everywhere_left_out(ws: Sequence[WorkloadProjection]) -> WorkloadProjection 
 def everywhere_rows(c: Comparison) -> list[tuple[str, ...]]:
     """One row per GPU with a projection (``EVERYWHERE_HEADER``): total, interval, speedup, governing unit, clock and
     the caveats of its total (``caveat_cell``)."""
-    return [(w.target, seconds(w.projected_s), _span(w.low_s, w.high_s), _times(w.speedup), w.governing or "n/a",
-             f"{w.clock_hz / 1e9:.3g} GHz", caveat_cell(c, w)) for w in c.everywhere
+    return [(w.target, seconds(w.projected_s), _span(w.low_s, w.high_s), _times(w.speedup), by_cell(w.governing),
+             f"{w.clock_hz / 1e9:.3g}", caveat_cell(c, w)) for w in c.everywhere
             if w.launches and w.low_s is not None and w.high_s is not None and w.clock_hz is not None]
 
 
@@ -621,8 +644,8 @@ def everywhere_caption(c: Comparison) -> str:
                     "such cases)"}
     return ("projected = the sum over launches of count x projected there (compare.projection_launches); speedup = "
             "measured total / projected total (above 1x: faster there); by = the unit that governs most of the "
-            "projected time; interval = the sum of the launches' interval ends"
-            + floor_words(w.governing for w in ws if w.launches)
+            "projected time; interval = the sum of the launches' interval ends; GHz = the SM clock taken there"
+            + by_words(w.governing for w in ws if w.launches)
             + (f"; note: {'; '.join(words[m] for m in (NO_FIT, OTHER) if m in caveats)}, each named below"
                if caveats else "")
             + (f"; {own_gpu_text(own)}" if own is not None else ""))
@@ -632,16 +655,7 @@ def _everywhere_table(c: Comparison, width: int) -> Table:
     """One row per GPU: the total, its interval, the speedup over the measured total, the governing unit, the clock
     and the caveats; the legend says why the report's own GPU's row is not 1x."""
     table = plain_table("", EVERYWHERE_HEADER, everywhere_caption(c))
-    return _whole_figures(add_rows(table, [list(r) for r in everywhere_rows(c)], width))
-
-
-def _whole_figures(table: Table) -> Table:
-    """The table with its columns of figures kept on one line: a narrow terminal wraps the columns of words and
-    cuts names, never a figure between a value and its unit ("235 us-359" over "us") nor a header."""
-    header = tuple(str(column.header) for column in table.columns)
-    for column, numeric in zip(table.columns, numeric_columns(header), strict=True):
-        column.no_wrap = column.no_wrap or numeric
-    return table
+    return add_rows(table, [list(r) for r in everywhere_rows(c)], width, whole=True)
 
 
 def _l2_cell(p: Projection) -> str:
@@ -725,9 +739,9 @@ def _print_projection(console: Console, c: Comparison) -> None:
     console.print(f"[bold]Projection onto {c.project_to}[/bold]: {escape(projection_words(c))}", highlight=False)
     if c.workload is not None and c.workload.launches:
         w = c.workload
-        console.print(_kernel_table(w, console.width))
+        console.print(_kernel_table(w, console.width), crop=False)
         console.print(f"[bold]Workload on {w.target}[/bold]: {escape(workload_words(w))}", highlight=False)
-        console.print(_workload_table(w, console.width))
+        console.print(_workload_table(w, console.width), crop=False)
         for name, why in other_kernel_words(w):
             console.print(escape(f"{name}: {why}"), highlight=False)
         if c.own_gpu is not None:
@@ -798,7 +812,7 @@ def _print_diff(console: Console, d: DiffResult) -> None:
                   highlight=False)
     for line in pairing_lines(c):  # the kernels each pair joins, where they are not one name on both sides
         console.print(escape(line), highlight=False)
-    console.print(_diff_table(d, console.width))
+    console.print(_diff_table(d, console.width), crop=False)
     total = total_text(d)
     if total:
         console.print(("[bold red]regressed[/bold red] " if d.total_regressed else "") + escape(total), highlight=False)
@@ -822,7 +836,7 @@ def _print_diff(console: Console, d: DiffResult) -> None:
     for n in d.not_judged:
         console.print(f"[bold red]not judged[/bold red] {escape(not_judged_text(n, d.thresholds.min_share_pct))}",
                       highlight=False)
-    for i, names in enumerate(c.unmatched):
+    for i, names in enumerate((d.only_in(0), d.only_in(1))):
         if names:
             console.print(f"only in {'BASE' if i == 0 else 'NEW'} ({escape(unmatched_count(d, i))}): "
                           f"{escape(_name_list(names))}", highlight=False)
@@ -832,7 +846,7 @@ def _print_diff(console: Console, d: DiffResult) -> None:
 def unmatched_count(d: DiffResult, i: int) -> str:
     """How many kernels only report ``i`` runs, with NEW's own kernels' time and share, and whether
     --fail-if-new-share gates that share."""
-    n, extra = len(d.comparison.unmatched[i]), d.only_in_new
+    n, extra = len(d.only_in(i)), d.only_in_new
     if i == 0 or extra is None:
         return str(n)
     limit = d.thresholds.new_share_pct
@@ -861,7 +875,7 @@ def _diff_table(d: DiffResult, width: int) -> Table:
         base, new = v.pair.side(0), v.pair.side(1)
         rows.append([name_cell(v.pair.names_to(1)), seconds(base.median_s.value), seconds(new.median_s.value),
                      headline_change(v.change), change_interval(v.change), status_word(v)])
-    return add_rows(table, rows, width)
+    return add_rows(table, rows, width, whole=True)
 
 
 def verdict_words(d: DiffResult) -> str:
@@ -989,7 +1003,7 @@ def _print_summary(console: Console, s: AppSummary) -> None:
     for line in warning_lines(r.warnings):
         console.print(line, highlight=False)
     console.print(f"ranked by {s.ranked_by}{_placed_by_recoverable(s)}", highlight=False)
-    console.print(_summary_table(s, console.width))
+    console.print(_summary_table(s, console.width), crop=False)
     for line in _why_na(s, console.width):
         console.print(line, highlight=False)
     for row in (row for row in s.rows if row.unestimated_launches):
@@ -1024,7 +1038,7 @@ def _summary_table(s: AppSummary, width: int) -> Table:
         rows.append([str(row.rank), group_name(g.name, g.functions, g.by), str(len(g.launches)), seconds(g.total_s),
                      _pct_of(g.time_share), _gain_cell(row), pct(row.stats.roof.pct_of_roof),
                      bound_word(row.stats.verdict.bound)])
-    return add_rows(table, rows, width)
+    return add_rows(table, rows, width, whole=True)
 
 
 # the table's cells that can read n/a, and the field of the summary document (``-f json``) each shows
@@ -1115,7 +1129,7 @@ def _print_store_summary(console: Console, doc: StoreSummaryJson) -> None:
     for report in doc.reports:
         console.print(escape(_store_heading(report, doc, len(rows.get(report.path, ())))), highlight=False)
         if report.path in rows:
-            console.print(_store_table(rows[report.path], console.width))
+            console.print(_store_table(rows[report.path], console.width), crop=False)
         console.print()
     console.print(f"[dim]{escape(STORE_LEGEND)}[/dim]", highlight=False)
 
@@ -1135,4 +1149,4 @@ def _store_table(rows: list[StoreSummaryRowDoc], width: int) -> Table:
         [str(r.rank), KernelName(r.name), str(r.count), seconds(r.total_s),
          _pct_of(r.time_share), seconds(r.time_to_gain_s),
          seconds(r.recoverable_s), pct(r.median_pct_of_roof)] for r in rows]
-    return add_rows(table, cells, width)
+    return add_rows(table, cells, width, whole=True)

@@ -57,7 +57,7 @@ def test_match_family_prints_the_pairing_and_keeps_work_it_cannot_compare_apart_
     assert ("Time per launch, A -> B (work not compared: a ratio of times, a speedup only if the work is the same) "
             "kernel A B A/B time") in text
     rows = [line.split() for line in result.stdout.splitlines() if line.startswith("am") and " -> " in line]
-    assert rows[0][:3] == ["am…nn", "->", "am…tn"]  # each name cut apart, the arrow kept
+    assert rows[0][:3] == ["amp…_nn", "->", "amp…_tn"]  # each name cut apart, the arrow kept
     assert rows[0][-1] == "unknown"  # the work table's row, first
 
 
@@ -338,3 +338,32 @@ def test_project_to_several_gpus_points_to_project(to):
     assert result.exit_code == 2 and "did you mean" not in result.stderr
     assert f"--project-to {to}: compare projects onto one GPU" in result.stderr
     assert f"roofline project {EXAMPLE} --to {to}" in result.stderr
+
+
+def table_lines(text: str, title: str) -> list[str]:
+    """The header and rows of the table under ``title`` (up to its legend, the first line starting lower-case after
+    a row, or a blank line)."""
+    lines = text.splitlines()
+    start = lines.index(title) + 1
+    end = next(i for i in range(start + 2, len(lines) + 1) if i == len(lines) or not lines[i].strip()
+               or lines[i].split()[0] in ("threads,", "throughput", "AI", "speedup", "A/B"))
+    return lines[start:end]
+
+
+def test_the_tables_fit_80_columns_and_break_no_header_nor_cell(shared_report):
+    """A10G, RTX 3080 and A100 SGEMMs piped at 80 columns: the work table printed "DIFFEREN" over a lone "T" and
+    split "threads B/A" and "inst. B/A" over two lines (probe r25). Now every table's header and each row is one
+    line within 80 columns: short headers (ratios B/A named in the legend), the names cut to fit."""
+    result = invoke(shared_report(A10G_BASIC), shared_report(RTX3080), shared_report(A100_BASIC), "-j", "1")
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert max(len(line) for line in out.splitlines()) <= 80
+    for pair in ("A -> B", "A -> C"):
+        header, *rows = table_lines(out, f"Work per launch, {pair}")
+        assert header.split() == ["kernel", "FLOPs", "A", "FLOPs", pair[-1], "threads", "DRAM", "inst.", "by", "work"]
+        assert len(rows) == 1 and rows[0].split()[-2:] == ["threads", "DIFFERENT"]
+        header, *rows = table_lines(out, f"Throughput, {pair} (different work: not a speedup of times)")
+        assert len(rows) == 1 and rows[0].split()[1] == "thread/s" and rows[0].split()[-3:] == ["untested", "n/a",
+                                                                                                "n/a"]
+    assert "threads, DRAM, inst. = B/A, the ratio of the threads launched, DRAM bytes and warp instructions" in \
+        " ".join(out.split())

@@ -16,6 +16,7 @@ from roofline.compare.projection_launches import WorkloadProjection
 from roofline.core.units import seconds, si
 from roofline.render import CSV_MARKS
 from roofline.render.compare.projection_pages import CSV_COLUMNS, _csv_rows
+from roofline.render.compare.table import by_cell
 from tests.conftest import REPO
 
 runner = CliRunner()
@@ -43,7 +44,7 @@ def test_markdown_gives_each_kernel_and_launch_group_the_json_figures(tmp_path):
         low, high = seconds(x["low_s"]), seconds(x["high_s"])
         interval = f"{low.split()[0]}-{high}" if low.split()[1] == high.split()[1] else f"{low}-{high}"
         assert (f"| `{x['name']}` | {x['count']} | {x['grid']} x {x['block']} | {seconds(x['measured_s'])} | "
-                f"{seconds(x['projected_s'])} | {interval} | {x['governing']} |") in page
+                f"{seconds(x['projected_s'])} | {interval} | {by_cell(x['governing'])} |") in page
     assert w["ranges"]  # op20 ran in NVTX ranges: each one's totals
     for r in w["ranges"]:
         assert f"| `NVTX {r['name']}` | {r['launches']} |  | {seconds(r['measured_s'])} | " in page
