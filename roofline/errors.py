@@ -37,6 +37,14 @@ class RooflineError(Exception):
         super().__init__(f"{message}: {hint}" if hint else message)
 
 
+class Interrupted(RooflineError):
+    """A profiler (ncu, nsys) stopped by a signal passed on to it; exits with 128 + the signal number, as shells do."""
+
+    def __init__(self, signum: int, message: str, hint: str) -> None:
+        self.exit_code = 128 + signum
+        super().__init__(message, hint)
+
+
 class UsageError(RooflineError):
     """The command line itself is wrong (an option's value, options that conflict): the same error on every MPI
     rank that runs it, so under ``summary --mpi`` rank 0 alone prints it."""

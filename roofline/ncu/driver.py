@@ -35,7 +35,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Literal
@@ -43,9 +43,10 @@ from typing import IO, Literal
 from roofline.core.files import NOT_A_FOLDER, unwritable_folder
 from roofline.core.kernel_families import classify
 from roofline.core.kernel_filter import DEFAULT_BASE, KernelFilter
+from roofline.core.signals import forward_signals
 from roofline.core.units import counted
 from roofline.core.version import GENERATED_BY, GENERATOR
-from roofline.errors import CountersDenied, NcuError, NoKernelMatched, RooflineError, UsageError
+from roofline.errors import CountersDenied, Interrupted, NcuError, NoKernelMatched, RooflineError, UsageError
 
 SectionSet = Literal["roofline", "detailed", "full"]
 SetChoice = Literal["roofline", "detailed", "full", "none"]  # none: only the --section/--metrics named
@@ -90,12 +91,8 @@ class AppFailed(NcuError):
         super().__init__(message, hint)
 
 
-class ProfilingInterrupted(NcuError):
+class ProfilingInterrupted(Interrupted, NcuError):
     """ncu was stopped by a signal (Ctrl-C); exits with 128 + the signal number, as shells do."""
-
-    def __init__(self, signum: int, message: str, hint: str) -> None:
-        self.exit_code = 128 + signum
-        super().__init__(message, hint)
 
 
 # --- Finding ncu ------------------------------------------------------------------------------------
@@ -316,7 +313,8 @@ _LAUNCHERS: tuple[tuple[re.Pattern[str], Launcher], ...] = (  # run the program 
     (re.compile(r"(?:python|pypy)[\d.]*"), "python"), (re.compile(r"env"), "env"),
     (re.compile(r"(?:ba|da|k|z)?sh"), "shell"), (re.compile(r"time"), "time"))
 _VALUE_OPTIONS: dict[Launcher, frozenset[str]] = {  # the launcher's options that take the next word as their value
-    "python": frozenset({"-W", "-X", "-Q"}), "env": frozenset({"-u", "--unset", "-C", "--chdir", "-S"}),
+    "python": frozenset({"-W", "-X", "-Q", "--check-hash-based-pycs"}),
+    "env": frozenset({"-u", "--unset", "-C", "--chdir", "-S"}),
     "shell": frozenset({"-o", "+o", "-O", "+O"}), "time": frozenset({"-f", "--format", "-o", "--output"})}
 _ASSIGNMENT_RE = re.compile(r"[A-Za-z_]\w*=.*", re.S)  # env's NAME=VALUE
 _UNSAFE_NAME_RE = re.compile(r"[\s=]+")  # never in a default report name
@@ -332,8 +330,8 @@ def app_name(command: Sequence[str]) -> str:
         options, rest = _launcher_options(words[1:], kind)
         if kind == "python" and (module := _module(options)) is not None:
             return _safe_name(module.removesuffix(".py").rpartition(".")[2]) or "report"
-        if _runs_code(options, kind) or not rest:
-            break
+        if _runs_code(options, kind) or not rest or (kind == "python" and rest[0] == "-"):
+            break  # code on the command line or on standard input (``python - ARGS``)
         words = rest
     return _safe_name(program_stem(words[0])) or "report"
 
@@ -365,12 +363,25 @@ def _launcher_options(words: Sequence[str], kind: Launcher) -> tuple[list[str], 
         word = words[i]
         if word == "--":
             return options, list(words[i + 1:])
-        width = 2 if word in _VALUE_OPTIONS[kind] or (kind == "python" and word in ("-m", "-c")) else 1
+        valued, inline = _python_cluster(word) if kind == "python" else (None, "")
+        width = 2 if word in _VALUE_OPTIONS[kind] or (valued is not None and not inline) else 1
         options += words[i:i + width] if not _ASSIGNMENT_RE.fullmatch(word) else []
         i += width
-        if kind == "python" and word[:2] in ("-m", "-c"):
+        if valued in ("m", "c"):
             break
     return options, list(words[i:])
+
+
+_PYTHON_VALUED = "cmWX"  # python's short options that take a value: the rest of the word, else the next word
+
+
+def _python_cluster(word: str) -> tuple[str | None, str]:
+    """Python's short options in one word (``-um``, ``-Bc``, ``-mpkg.mod``): the first that takes a value (None if
+    none does) and the value given in the word after it ("" where it is the next word)."""
+    if not word.startswith("-") or word.startswith("--"):
+        return None, ""
+    at = next((j for j, ch in enumerate(word[1:], 1) if ch in _PYTHON_VALUED), None)
+    return (None, "") if at is None else (word[at], word[at + 1:])
 
 
 def _is_option(word: str, kind: Launcher) -> bool:
@@ -382,12 +393,11 @@ def _is_option(word: str, kind: Launcher) -> bool:
 
 
 def _module(options: Sequence[str]) -> str | None:
-    """The module of python's ``-m MOD`` (or ``-mMOD``) among its options, or None."""
+    """The module of python's ``-m MOD`` (or ``-mMOD``, ``-um MOD``) among its options, or None."""
     for i, word in enumerate(options):
-        if word == "-m":
-            return options[i + 1] if i + 1 < len(options) else None
-        if word.startswith("-m"):
-            return word[2:]
+        valued, inline = _python_cluster(word)
+        if valued == "m":
+            return inline or (options[i + 1] if i + 1 < len(options) else None)
     return None
 
 
@@ -395,7 +405,7 @@ def _runs_code(options: Sequence[str], kind: Launcher) -> bool:
     """Whether the launcher runs code given on its command line (``sh -c``, ``bash -ec``, ``python -c``), not a
     program named after it."""
     if kind == "python":
-        return any(word.startswith("-c") for word in options)
+        return any(_python_cluster(word)[0] == "c" for word in options)
     return kind == "shell" and any(w[:1] == "-" and w[1:2] != "-" and "c" in w[1:] for w in options)
 
 
@@ -637,10 +647,10 @@ def run_ncu(argv: Sequence[str], log_file: Path) -> NcuRun:
     except OSError as err:
         raise NcuError(f"cannot run {argv[0]} ({err.strerror})", "check --ncu or ROOFLINE_NCU") from None
     run = NcuRun()
-    with console.status("ncu: starting the application") as status, _forward_signals(proc, run):
+    with console.status("ncu: starting the application") as status, forward_signals(proc) as caught:
         collect = _Collector(run, lambda line: console.out(line, highlight=False), status.update)
         _pump(proc, _LogTail(log_file), collect)
-    run.returncode = proc.returncode
+    run.returncode, run.signum = proc.returncode, caught.signum or None
     mark_log(log_file)
     return run
 
@@ -719,27 +729,6 @@ class _Collector:
             self.status(f"ncu: {counted(len(self.run.kernels), 'kernel launch')} profiled, last {match[1]}{passes}")
         elif match := _REPORT_RE.match(line):
             self.run.report = match[1].strip()
-
-
-@contextmanager
-def _forward_signals(proc: subprocess.Popen[bytes], run: NcuRun) -> Iterator[None]:
-    """While ncu runs, pass SIGINT/SIGTERM on to its process group; a second Ctrl-C kills the group."""
-
-    def forward(signum: int, _frame: object) -> None:
-        sig = signal.SIGKILL if run.signum == signal.SIGINT and signum == signal.SIGINT else signum
-        run.signum = run.signum or signum
-        with suppress(ProcessLookupError):
-            os.killpg(proc.pid, sig)
-
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = {sig: signal.signal(sig, forward) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
 
 
 # --- Interpreting the outcome ------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from roofline.errors import RooflineError
+from roofline.errors import Interrupted, RooflineError
 from roofline.nsys.export import Nsys
 
 NSYS_REPORT = ".nsys-rep"
@@ -63,14 +63,23 @@ def refuse_overwrite(p: NsysPlan, force: bool) -> None:
 
 
 def run(p: NsysPlan) -> Path:
-    """Run nsys with its and the application's output live on standard error (``stderr_fd``); the SQLite export's
-    path, or a one-line error."""
+    """Run nsys with its and the application's output live on standard error (``stderr_fd``), SIGINT and SIGTERM
+    passed on to it (``core.signals``); the SQLite export's path, or a one-line error."""
+    import signal
+
+    from roofline.core.signals import forward_signals
+
     p.report.parent.mkdir(parents=True, exist_ok=True)
     sys.stdout.flush()
     try:
-        proc = subprocess.run(list(p.argv), check=False, stdin=subprocess.DEVNULL, stdout=stderr_fd())
+        proc = subprocess.Popen(list(p.argv), stdin=subprocess.DEVNULL, stdout=stderr_fd(), start_new_session=True)
     except OSError as err:
         raise RooflineError(f"{p.argv[0]} cannot run ({err})", "check the nsys install or pass --nsys PATH") from None
+    with forward_signals(proc) as caught:
+        proc.wait()
+    if caught.signum:
+        raise Interrupted(caught.signum, f"profiling stopped by {signal.Signals(caught.signum).name}",
+                              f"nsys's messages above say what it kept of {p.report}")
     if proc.returncode != 0:
         raise RooflineError(f"nsys profile exited with code {proc.returncode}: {shlex.join(p.argv)}",
                             "see nsys's messages above; check that the application runs without nsys")

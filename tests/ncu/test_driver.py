@@ -632,14 +632,17 @@ def test_a_report_is_named_after_the_program_an_interpreter_runs(command: list[s
     (["env", "CUDA_VISIBLE_DEVICES=1", "./x"], "x"),
     (["/usr/bin/env", "-u", "OMP", "A=1", "B=2", "python3", "-W", "ignore", "train.py"], "train"),
     (["python3", "-m", "torch.utils.bottleneck", "x.py"], "bottleneck"),  # not "torch.utils" (".bottleneck" cut)
-    (["python", "-mpkg.mod"], "mod"),
+    (["python", "-mpkg.mod"], "mod"), (["python", "-um", "pkg.mod"], "mod"), (["python", "-umpkg.mod"], "mod"),
+    (["python3", "-Bc", "import a"], "python3"), (["python", "-Wignore", "-uB", "app.py"], "app"),
+    (["python", "-", "a"], "python"), (["python", "--check-hash-based-pycs", "always", "app.py"], "app"),
     (["sh", "-c", "exit 7"], "sh"), (["bash", "-c", "./app --size 3"], "bash"),
     (["bash", "-o", "pipefail", "-ec", "x=1 ./app"], "bash"), (["python3", "-c", "import a; a.run()"], "python3"),
     (["bash", "run.sh", "--size", "3"], "run"), (["time", "-p", "./app"], "app"), (["env", "A=1"], "env"),
 ])
 def test_the_report_name_after_a_launcher_is_the_program_it_runs_never_its_code(command: list[str],
                                                                                name: str) -> None:
-    """`env VAR=VALUE ./x` was named "CUDA_VISIBLE_DEVICES=1", `python -m a.b.c` "a.b", `sh -c 'exit 7'` "exit 7"."""
+    """`env VAR=VALUE ./x` was named "CUDA_VISIBLE_DEVICES=1", `python -m a.b.c` "a.b", `sh -c 'exit 7'` "exit 7";
+    python's short options run together (`-um pkg.mod`) were read as one unknown option: "pkg.mod"."""
     assert driver.app_name(command) == name
 
 

@@ -39,3 +39,29 @@ def test_stderr_fd_falls_back_to_2_where_sys_stderr_has_no_descriptor(monkeypatc
 
     monkeypatch.setattr(sys, "stderr", io.StringIO())
     assert profile.stderr_fd() == profile.STDERR_FD == 2
+
+
+def test_sigterm_to_roofline_reaches_nsys_and_the_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch system's SIGTERM to `analyze --no-counters` stopped roofline alone: nsys and the application ran on.
+    It is passed on to nsys's process group, and roofline exits 128 + 15 with one line."""
+    import signal
+    import subprocess
+    import time
+
+    fakensys.install(monkeypatch, tmp_path, EXPORT)
+    marker, ready = tmp_path / "app-got-sigterm", tmp_path / "app-sleeping"
+    app = tmp_path / "sleeper.py"
+    app.write_text("import signal, sys, time\n"
+                   f"signal.signal(signal.SIGTERM, lambda *a: (open({str(marker)!r}, 'w').close(), sys.exit(143)))\n"
+                   f"open({str(ready)!r}, 'w').close()\ntime.sleep(60)\n")
+    proc = subprocess.Popen([sys.executable, "-m", "roofline", "analyze", "--no-counters", "-o",
+                             str(tmp_path / "out" / "run"), str(app)], stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while not ready.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert ready.exists(), "the application never started"
+    proc.send_signal(signal.SIGTERM)
+    err = proc.communicate(timeout=30)[1]
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    assert marker.exists()
+    assert "roofline: error: profiling stopped by SIGTERM" in err and "Traceback" not in err
