@@ -3,7 +3,7 @@ and, against a baseline report, whether it did the work asked. Pure functions ov
 
 **The grade** of a launch is its floor at the peaks a kernel can reach over its measured time. The floor is the
 time model's (``analysis.time_model``) with each unit's term divided by that unit's achievable fraction
-(``specs.achievable.achievable_fraction``: below 1 for DRAM and, calibrated, L2; 1 inside the SMs), the fraction
+(``time_model._reachable_fraction``: below 1 for DRAM and for the L2's sectors; 1 inside the SMs), the fraction
 never below the one the launch itself reached there (so no term exceeds the measured time), and the floor never
 below the launch floor (``LAUNCH_FLOOR_S``): the floor every what-if of the advice measures its saving to
 (``time_model.reach_floor``, read by ``achievable_floor``). The grade is 1 - the saving of the what-if that runs
@@ -14,7 +14,8 @@ the kernel does. Beside it, the datasheet grade: the same floor with every unit 
 each unit's peak: DRAM busy cycles, not bytes over the datasheet bandwidth), capped at 1 (a tail term can exceed the
 measured time).
 
-Per kernel the grade is time-weighted: 1 - the sum of its launches' savings over the sum of their times. Its
+Per kernel the grade is time-weighted over its graded launches: 1 - the sum of their savings over the sum of their
+times (``graded_s``), the sum of their floors over ``graded_s``. Its
 interval is the range of the per-launch grades (lowest to highest; none for a single launch). **A small-grid launch**
 (the verdict's ``small_grid``: too few blocks to fill the GPU, ``verdict``) is not graded: its few blocks, not a
 unit's peak, set its time, and the floor at the peaks needs the warps a bigger grid would bring, so no what-if
@@ -203,6 +204,9 @@ class KernelGrade(Struct, frozen=True, kw_only=True):
     governing_name: str | None = None  # that term's full name (a tail's: which unit's whole blocks per SM)
     roof: str | None  # the precision, ``tensor:<type>`` or memory level whose roof applies
     measured_s: float | None  # its launches' measured time; None where no launch has one
+    graded_s: float | None = None  # its graded launches' time, the one the grade is over (the grade is floor_s /
+    # graded_s, the most saved graded_s - floor_s): measured_s less the small grids' and the launches without a time
+    # model; None where no launch is graded
     floor_s: float | None  # over the graded launches; None unless every timed launch but the small grids is graded
     max_saving_s: float | None  # the graded launches' measured - floor: the most a what-if that keeps the work and
     # grid saves (small grids apart: 0 where every timed launch is one); None as floor_s
@@ -215,6 +219,9 @@ class KernelGrade(Struct, frozen=True, kw_only=True):
     # (the small grids apart: ``SMALL_GRID_REASON``)
     small_grid_s: float | None = None  # its small-grid launches' time, counted apart (0 where none); None where no
     # timed launch has a verdict (whether any is a small grid is not known)
+    graded_launches: int = 0  # the launches ``graded_s`` is over
+    small_grid_launches: int = 0  # the timed launches counted apart as small grids
+    unmodelled_launches: int = 0  # the timed launches neither graded nor small grids (no time model)
 
 
 # --- The floor and the grade of a launch --------------------------------------------------------------------
@@ -230,8 +237,10 @@ def achievable_floor(model: TimeModel) -> Floor | None:
         launch = model.term(LAUNCH)
         return Floor(LAUNCH_FLOOR_S, LAUNCH, 1.0, FULL_PEAK, name=launch.name if launch is not None else LAUNCH)
     seconds = reach(term)
-    fraction = term.seconds / seconds if term.achievable_s is not None else 1.0
-    return Floor(seconds, named_key(model, term), fraction, term.peak_source or FULL_PEAK, term.metric, term.name)
+    fraction = 1.0 if term.achievable_s is None else \
+        term.peak_fraction if term.peak_fraction is not None else term.seconds / seconds
+    return Floor(seconds, named_key(model, term), fraction, term.peak_source or FULL_PEAK,
+                 term.peak_metric or term.metric, term.name)
 
 
 def named_key(model: TimeModel, term: Term) -> str:
@@ -439,11 +448,12 @@ def grade_kernel(kernel: KernelGroup, spec: DeviceSpec | None, device: Device | 
         interval=Interval(min(g.grade or 0.0 for g in grades), max(g.grade or 0.0 for g in grades))
         if shown and len(grades) > 1 else None,
         governing=_governing(grades), governing_name=_governing_name(grades), roof=_roof(grades, launches),
-        measured_s=sum(g.measured_s for g in timed) if timed else None,
+        measured_s=sum(g.measured_s for g in timed) if timed else None, graded_s=graded_s if grades else None,
         floor_s=sum(g.floor_s or 0.0 for g in grades) if grades and every else None,
         max_saving_s=saved if every else None, per_launch=tuple(timed),
         conditions=found, confidence=confidence(found) if shown else None, withheld=reasons, work=work, reason=why,
-        small_grid_s=small_grid_time(launches, each))
+        small_grid_s=small_grid_time(launches, each), graded_launches=len(grades), small_grid_launches=len(small),
+        unmodelled_launches=len(timed) - len(grades) - len(small))
 
 
 def _ungraded(small: bool, unmodelled: bool) -> tuple[Withheld, ...]:

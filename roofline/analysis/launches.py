@@ -280,6 +280,6 @@ class KernelSpread(Struct, frozen=True):
     fastest: ``spread_pct = 100 x (max - min) / min``; ``flagged`` when above the threshold."""
 
     name: str
-    total_s: Mapping[str, float | None]  # report path -> total time of the kernel there
+    total_s: Mapping[str, float | None]  # report path -> total time of the kernel there, for the reports that ran it
     spread_pct: float | None
     flagged: bool

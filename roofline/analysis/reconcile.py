@@ -469,10 +469,10 @@ def combined(items: Sequence[Advice], analysis: LaunchAnalysis) -> tuple[float |
     """Every estimated item applied at once, recomputed on the time model: (the most they save together, the floor
     of the changed kernel). Their changes' scales multiply per term; latency is hidden where any item hides it or has
     no change on the model (its own bound: idle SMs, a share of the work). Never more than the items' sum, nor than
-    measured - that floor (never below the launch floor; the launch floor alone where the model holds no unit terms).
-    (None, None) without a measured time or an estimated item."""
+    measured - that floor (never below the launch floor; the launch floor alone where the model holds no unit terms):
+    0 where every estimate is 0. (None, None) without a measured time or an estimated item."""
     duration, model = analysis.duration_s.value, analysis.time_model
-    estimated = [a for a in items if a.kind != "measurement" and a.est_saved_s]
+    estimated = [a for a in items if a.kind != "measurement" and a.est_saved_s is not None]  # 0 too: saves nothing
     if duration is None or not estimated:
         return None, None
     floor = LAUNCH_FLOOR_S

@@ -625,6 +625,8 @@ class Term(Struct, frozen=True):
     achievable_s: float | None = None  # its time at the peak a kernel can reach (``specs.achievable``), if lower
     peak_source: str = ""  # where that achievable peak comes from
     peak_kind: PeakKind = PeakKind.DATASHEET  # which peak ``achievable_s`` is at, as data
+    peak_fraction: float | None = None  # the share of its peak the counter that sets ``achievable_s`` can reach
+    peak_metric: str = ""  # that counter where it is not ``metric`` (a unit's slower counter there: its L2 sectors)
 
     @property
     def reach_s(self) -> float:

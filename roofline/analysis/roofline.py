@@ -98,7 +98,8 @@ def report_ceilings(launch: KernelLaunch, device: Device, tensor_dtype: str,
     note = per_launch(_clock_note, clock, device.max_clock_hz, base_clock_hz, m.clock_read(launch),
                       m.duration_s(launch).value) if nonzero(clock) else "no measured SM clock"
     ceilings = Ceilings("measured-clock", {k: v.value for k, v in flops.items()}, {k: v.value for k, v in bw.items()},
-                        clock_note=note, tensor_dtype=tensor_dtype, missing=missing, collect=collect)
+                        clock_note=note, tensor_dtype=tensor_dtype, missing=missing, collect=collect,
+                        sm_clock_hz=clock if nonzero(clock) else None)
     return ceilings, {level: t.definition for level, t in traffic.items()}
 
 
@@ -158,7 +159,19 @@ def clock_ceilings(report: Ceilings, sheet: Ceilings | None, spec: DeviceSpec | 
     return Ceilings("kernel-clock", {k: roofs[k] for k in PRECISIONS}, {k: roofs[k] for k in LEVELS}, clock_note=note,
                     tensor_dtype=report.tensor_dtype, missing=missing, scaled=scaled, unscaled=tuple(unscaled),
                     clock=report.clock, collect={k: report.collect[k] for k in missing if k in report.collect},
-                    at_max_clock=bool(capped))
+                    at_max_clock=bool(capped), sm_clock_hz=_kernel_clock(report, sheet, device, scaled, capped))
+
+
+def _kernel_clock(report: Ceilings, sheet: Ceilings | None, device: Device, scaled: Mapping[str, str],
+                  capped: Sequence[str]) -> float | None:
+    """The SM clock of a kernel-clock set: the measured one, else the GPU's maximum where the datasheet's roofs were
+    brought to it, else the datasheet's boost clock where its roofs at that clock (not DRAM's, not the Tensor
+    figure's own clock) were taken unscaled; None where no roof is at a known SM clock."""
+    if report.sm_clock_hz is not None:
+        return report.sm_clock_hz
+    if capped:
+        return device.max_clock_hz
+    return sheet.sm_clock_hz if sheet is not None and any(k not in ("dram", "tensor") for k in scaled) else None
 
 
 def _datasheet_note(scaled: Mapping[str, str], unscaled: Sequence[str], capped: Sequence[str]) -> str:
@@ -656,7 +669,7 @@ def _median_set(source: CeilingSet, timed: Sequence[tuple[Ceilings, float]], dty
     unscaled = tuple(dict.fromkeys(key for c in sets for key in c.unscaled if roofs[key][1]))
     collect = {key: how for c in reversed(sets) for key, how in c.collect.items() if key in missing}
     return Ceilings(source, flops, bandwidth, clock_note=note, tensor_dtype=lead.tensor_dtype, missing=missing,
-                    scaled=scaled, unscaled=unscaled, clock=lead.clock, collect=collect)
+                    scaled=scaled, unscaled=unscaled, clock=lead.clock, collect=collect, sm_clock_hz=lead.sm_clock_hz)
 
 
 # The note on roofs that are medians over launches whose own roofs differ, in one place: the report's clock note
@@ -922,19 +935,43 @@ def measured(values: np.ndarray) -> list[float]:
 
 # --- Several reports of one job (MPI ranks) ----------------------------------------------------------
 def spread_across_reports(analyses: Sequence[ReportAnalysis], threshold_pct: float) -> tuple[KernelSpread, ...]:
-    """Per kernel name, its total time in every report, flagging those whose reports differ by more than
-    ``threshold_pct`` (a rank that is slower, or runs a kernel the others do not). Only for reports of
-    one job: the same GPU model and at least one kernel in common; otherwise empty."""
-    names = dict.fromkeys(g.name for a in analyses for g in a.groups)
-    common = set.intersection(*({g.name for g in a.groups} for a in analyses)) if analyses else set()
-    if len({a.device.name for a in analyses}) != 1 or not common:
+    """Per kernel name some report ran, its total time in each report that ran it (``total_s``: a report that did
+    not is left out, the kernel missing there; None where it ran without a measured time) and the spread over
+    those, flagged where it passes ``threshold_pct`` (a rank that is slower) or the kernel is missing from a report
+    (a rank that runs a kernel the others do not). Only for reports of one GPU model where some kernel is in two of
+    them; otherwise empty, ``across_reports_note`` saying why."""
+    if len(analyses) < 2 or _not_compared(analyses):
         return ()
+    paths = {a.report.path for a in analyses}
     spreads = []
-    for name in names:
-        totals = {a.report.path: next((g.total_s for g in a.groups if g.name == name), None) for a in analyses}
+    for name in dict.fromkeys(g.name for a in analyses for g in a.groups):
+        totals = {a.report.path: g.total_s for a in analyses for g in a.groups if g.name == name}
         known = [t for t in totals.values() if t is not None]
-        absent_somewhere = len(known) < len(totals)
         spread = 100.0 * (max(known) - min(known)) / min(known) if len(known) > 1 and min(known) > 0 else None
-        flagged = absent_somewhere or (spread is not None and spread > threshold_pct)
-        spreads.append(KernelSpread(name, totals, spread, flagged))
+        missing = len(totals) < len(paths)
+        spreads.append(KernelSpread(name, totals, spread, missing or (spread is not None and spread > threshold_pct)))
     return tuple(spreads)
+
+
+def across_reports_note(analyses: Sequence[ReportAnalysis], spreads: Sequence[KernelSpread]) -> str:
+    """Why several reports' kernels are not compared (``spreads`` empty: the reports come from different GPU models,
+    or no kernel is in two of them); "" where they are, or for a single report."""
+    if spreads or len(analyses) < 2:
+        return ""
+    why = _not_compared(analyses)
+    return f"kernels not compared: {why}" if why else ""
+
+
+def _not_compared(analyses: Sequence[ReportAnalysis]) -> str:
+    """Why the reports' kernel times say nothing of one another: different GPU models (each report numbered in the
+    order given), or no kernel in two of them; "" where some kernel is in two reports of one GPU model."""
+    gpus: dict[str, list[str]] = {}
+    for i, a in enumerate(analyses, 1):
+        gpus.setdefault(a.device.name, []).append(str(i))
+    if len(gpus) > 1:
+        return "they come from different GPUs (" + "; ".join(
+            f"{'reports' if len(n) > 1 else 'report'} {', '.join(n)}: {gpu}" for gpu, n in gpus.items()) + ")"
+    runs = Counter(name for a in analyses for name in {g.name for g in a.groups})
+    if not any(n > 1 for n in runs.values()):
+        return f"no kernel is in more than one of the {len(analyses)} reports"
+    return ""

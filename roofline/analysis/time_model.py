@@ -19,9 +19,11 @@ The terms:
 
 The terms are times at the datasheet peaks (the roofs of the plot and the tables). A what-if is measured to the peak
 a kernel can reach: a memory level's term also holds its time at the calibrated roof where ``roofline calibrate``
-ran, else at the achievable fraction of the GPU's memory type (``specs.achievable``; ``Term.achievable_s``, with
-its source in ``Term.peak_source``), the fraction never below the one the launch itself reached; the floors of a
-what-if (``reach_floor``) are made of those times.
+ran, else DRAM at the achievable fraction of the GPU's memory type and an L2 counted in sectors at the default L2
+fraction (``specs.achievable``; ``Term.achievable_s``, with its source in ``Term.peak_source``), the L2's crossbar
+cycles and tag requests at their full peak, the fraction never below the one the launch itself reached, a unit's
+time there that of its counter that takes longest (``_reached_by``); the floors of a what-if (``reach_floor``) are
+made of those times.
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ def time_model(k: LaunchAnalysis, device: Device | None = None, spec: DeviceSpec
     """The model of one launch (see the module docstring)."""
     duration = k.duration_s.value
     roofs = _counter_roofs(k)
-    units = [_achievable(t, spec, duration, roofs) for t in _unit_terms(k, duration)] if duration is not None else []
+    units = _unit_terms(k, duration, spec, roofs) if duration is not None else []
     reason = "" if units else (f"no launch time: {k.duration_s.reason}" if duration is None else
                                "no unit measured: neither SpeedOfLight breakdowns nor FP or byte roofs")
     if not units and duration is not None:
@@ -73,16 +75,32 @@ def _ordered(terms: list[Term]) -> tuple[Term, ...]:
     return tuple(sorted(terms, key=lambda t: (-t.seconds, _RANK[t.kind])))
 
 
-def _unit_terms(k: LaunchAnalysis, duration: float) -> list[Term]:
-    """One term per unit of the breakdowns: the largest of its counters' percent of peak, x duration."""
+def _unit_terms(k: LaunchAnalysis, duration: float, spec: DeviceSpec | None = None,
+                roofs: Mapping[str, float] | None = None) -> list[Term]:
+    """One term per unit of the breakdowns: the largest of its counters' percent of peak, x duration; its time at
+    the peak a kernel can reach (``_achievable``) the largest of its counters' (an L2 whose crossbar is the busiest
+    counter may still be bound sooner by its sectors, which reach a smaller fraction of their peak)."""
     best: dict[str, Term] = {}
+    reach: dict[str, Term] = {}
     for u in busy_units(k.launch):
         key, sm_local = _unit_key(u.metric)
-        if key in best and best[key].inputs["pct_of_peak"] >= u.pct:
-            continue
-        best[key] = Term(key, u.name, "unit", u.pct / 100.0 * duration, "pct_of_peak / 100 x duration",
-                         {"pct_of_peak": u.pct, "duration_s": duration}, u.metric, u.side, sm_local)
-    return list(best.values())
+        term = _achievable(Term(key, u.name, "unit", u.pct / 100.0 * duration, "pct_of_peak / 100 x duration",
+                                {"pct_of_peak": u.pct, "duration_s": duration}, u.metric, u.side, sm_local),
+                           spec, duration, roofs or {})
+        if key not in best or best[key].inputs["pct_of_peak"] < u.pct:
+            best[key] = term
+        if key not in reach or reach[key].reach_s < term.reach_s:
+            reach[key] = term
+    return [_reached_by(term, reach[key]) for key, term in best.items()]
+
+
+def _reached_by(term: Term, slowest: Term) -> Term:
+    """A unit's term with its time at the reachable peak from the counter of the unit that takes longest there."""
+    if slowest is term or slowest.reach_s <= term.reach_s:
+        return term
+    return replace(term, achievable_s=slowest.reach_s, peak_kind=slowest.peak_kind,
+                   peak_source=f"{slowest.metric.split('.')[0]}: {slowest.peak_source}",
+                   peak_fraction=slowest.peak_fraction, peak_metric=slowest.metric)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -121,7 +139,7 @@ def _achievable(term: Term, spec: DeviceSpec | None, duration: float, roofs: Map
     level = _level(term.metric)
     if spec is None or level not in ACHIEVABLE_LEVELS:
         return term
-    fraction, source, kind, of_counter = _reachable_fraction(spec, level, roofs.get(level))
+    fraction, source, kind, of_counter = _reachable_fraction(spec, level, roofs.get(level), term.metric)
     if not of_counter:
         fraction, source = _at_running_peak(fraction, source, spec, level, roofs.get(level))
     reached = term.seconds / duration if duration > 0 else 0.0
@@ -130,7 +148,8 @@ def _achievable(term: Term, spec: DeviceSpec | None, duration: float, roofs: Map
     if reached > fraction:
         fraction, source = reached, f"the launch itself reached {100 * reached:.1f}% of the peak ({source})"
         kind = PeakKind.REACHED
-    return replace(term, achievable_s=term.seconds / fraction, peak_source=source, peak_kind=kind)
+    return replace(term, achievable_s=term.seconds / fraction, peak_source=source, peak_kind=kind,
+                   peak_fraction=fraction)
 
 
 def _at_running_peak(fraction: float, source: str, spec: DeviceSpec, level: str,
@@ -150,6 +169,8 @@ def _at_running_peak(fraction: float, source: str, spec: DeviceSpec, level: str,
     return fraction * min(1.0, datasheet / counter_roof), source
 
 
+CROSSBAR_PEAK = ("its full peak: an L2 counter of cycles active (the crossbar's, busy every cycle at most) or of tag "
+                 "requests, not of sectors, which an L2 calibration and the default fraction measure")
 RUNNING_PEAK_GAP = 0.01  # ncu's peak counter this far below the datasheet's is named beside the bandwidth applied
 
 
@@ -160,15 +181,19 @@ def _level(metric: str) -> str | None:
     return m.UNIT_LEVELS.get(metric.split("__", 1)[0]) if "__" in metric else metric
 
 
-def _reachable_fraction(spec: DeviceSpec, level: str, counter_roof: float | None = None
+def _reachable_fraction(spec: DeviceSpec, level: str, counter_roof: float | None = None, metric: str = ""
                         ) -> tuple[float, str, PeakKind, bool]:
-    """The fraction of a level's peak a kernel can reach, and whether it is already of ncu's peak for the launch:
-    the rate ``roofline calibrate`` measured under ncu's clocks (the clocks a report's kernels run at) over that
-    counter's peak; else over the datasheet figure, the one it measured at the default clocks; else
+    """The fraction of a level's peak a kernel can reach, and whether it is already of ncu's peak for the launch: for
+    an L2 counter not of sectors (``metric``: the crossbar's cycles active, tag requests), its full peak; else the
+    rate ``roofline calibrate`` measured under ncu's clocks (the clocks a report's kernels run at) over that
+    counter's peak; else over the datasheet figure, the one it measured at the default clocks; else, for the L2, the
+    default fraction of ncu's L2 peak (``specs.achievable.l2_default_fraction``); else
     ``specs.achievable.achievable_fraction`` (the spec's achievable figure or its memory type's), of the
     datasheet's."""
-    from roofline.specs.achievable import achievable_fraction, shown_path
+    from roofline.specs.achievable import achievable_fraction, l2_default_fraction, shown_path
 
+    if level == "l2" and not _counts_sectors(metric):
+        return 1.0, CROSSBAR_PEAK, PeakKind.ACHIEVABLE, True
     roof = spec.measured.roofs.get(level) if spec.measured is not None else None
     rate = (roof.ncu or roof.default) if roof is not None else None
     datasheet = (spec.memory_bandwidth_bytes_per_s if level == "dram" else spec.l2_bytes_per_s) or counter_roof
@@ -179,8 +204,19 @@ def _reachable_fraction(spec: DeviceSpec, level: str, counter_roof: float | None
         return (min(1.0, rate.median / peak),
                 f"roofline calibrate, {roof.method}, under {clocks}: {rate.median / 1e12:.3g} TB/s "
                 f"({shown_path(spec.measured.path)})", PeakKind.CALIBRATED, under_ncu)
+    default = l2_default_fraction() if level == "l2" else None
+    if default is not None:
+        applied = f", {si(counter_roof, 'B/s')}: {si(default.value * counter_roof, 'B/s')}" if counter_roof else ""
+        return (default.value, f"{default.value:.2f} of ncu's own L2 peak for the launch{applied} ({default.source})",
+                PeakKind.ACHIEVABLE, True)
     fraction, source = achievable_fraction(spec, level)
     return fraction, source, PeakKind.ACHIEVABLE, False
+
+
+def _counts_sectors(metric: str) -> bool:
+    """Whether an L2 term counts sectors or bytes (its roof, ``lts__t_sectors``, ``lts__d_sectors``), the traffic an
+    L2 calibration measures, rather than cycles active (the crossbar's, busy every cycle at most) or tag requests."""
+    return "__" not in metric or "sectors" in metric or "bytes" in metric
 
 
 def _launch_term() -> Term:

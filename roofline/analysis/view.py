@@ -27,6 +27,7 @@ from roofline.analysis.ncu_rules import clean_rule_text
 from roofline.analysis.reconcile import worth_showing
 from roofline.analysis.results import Advice, Cause, HotRow, LaunchAnalysis, Value
 from roofline.analysis.roofline import (
+    across_reports_note,
     rate,
     recoverable_s,
     report_level_ceilings,
@@ -184,15 +185,18 @@ class ReportSetView(Struct, frozen=True):
     reports: tuple[ReportView, ...]
     spreads: tuple[KernelSpread, ...] = ()
     left_out: tuple[LeftOut, ...] = ()
+    across_note: str = ""  # why several reports' kernels are not compared (``roofline.across_reports_note``)
 
 
 def report_set(analyses: Sequence[ReportAnalysis], spread_threshold_pct: float | None = None,
                left_out: tuple[LeftOut, ...] = ()) -> ReportSetView:
     """The views of the reports; with ``spread_threshold_pct`` and several reports, the kernels compared across
     them (flagged above the threshold); the files ``left_out``."""
-    spreads = (spread_across_reports(analyses, spread_threshold_pct)
-               if spread_threshold_pct is not None and len(analyses) > 1 else ())
-    return ReportSetView(tuple(report_view(a) for a in analyses), spreads, left_out)
+    if spread_threshold_pct is None or len(analyses) < 2:
+        return ReportSetView(tuple(report_view(a) for a in analyses), (), left_out)
+    spreads = spread_across_reports(analyses, spread_threshold_pct)
+    note = across_reports_note(analyses, spreads)
+    return ReportSetView(tuple(report_view(a) for a in analyses), spreads, left_out, note)
 
 
 def report_view(report_analysis: ReportAnalysis) -> ReportView:

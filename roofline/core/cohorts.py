@@ -114,6 +114,23 @@ def largest(values: Sequence[Any]) -> Any:
     return out
 
 
+WHOLE_RELATIVE = 1e-9  # a count read back from a rate is a whole number within this share of float rounding
+
+
+def whole(x: Any) -> Any:
+    """Per launch, a count read back from a rate (rate x clock x duration) snapped to the whole number it is
+    within float rounding of (767999.9999999999 -> 768000.0); any other value unchanged."""
+    if _is_array(x):
+        import numpy as np
+
+        r = np.round(x)
+        return np.where(np.abs(x - r) <= WHOLE_RELATIVE * np.abs(x), r, x)
+    if x != x or x in (float("inf"), float("-inf")):  # NaN, an infinity: no whole number
+        return x
+    r = float(round(x))
+    return r if abs(x - r) <= WHOLE_RELATIVE * abs(x) else x
+
+
 def smallest(a: Any, b: Any) -> Any:
     """Per launch, the minimum of two numbers or arrays (Python's ``min`` for numbers)."""
     if _is_array(a) or _is_array(b):

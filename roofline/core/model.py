@@ -211,6 +211,7 @@ class Ceilings(Struct, frozen=True):
     collect: Mapping[str, str] = field(default_factory=dict)  # per roof in ``missing`` for want of metrics: the option
     at_max_clock: bool = False  # roofs of ``scaled`` went to the GPU's maximum SM clock, below the datasheet's (no
     # measured clock: ``analysis.roofline._clock_factor``)
+    sm_clock_hz: float | None = None  # the SM clock the roofs are at (``clock`` as a number); None: none known
 
     def __post_init__(self) -> None:
         if not self.clock:
@@ -389,6 +390,7 @@ class KernelLaunch(Struct, frozen=True):
         return f"{self.range_index}:{self.action_index}"
 
 
+INCOMPLETE_FILE = "the file is incomplete (cut short or missing records)"  # diff's and collect's refusal
 INCOMPLETE_MODEL = "saved from an incomplete report (cut short or missing records): launches it held are missing"
 
 

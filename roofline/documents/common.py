@@ -15,7 +15,7 @@ from roofline.core.version import __version__
 from roofline.errors import LeftOutCause
 
 # what each schema version changed: docs/json-schema.md, "Changes per schema_version" (the one list)
-SCHEMA_VERSION = 32
+SCHEMA_VERSION = 33
 
 Number = float | None  # a finite number, or null (its reason under the object's ``missing``)
 Index = Annotated[int, Meta(ge=0)]  # a reason's place in its report's ``reasons``

@@ -98,8 +98,9 @@ class LaunchGradeDoc(Struct, frozen=True):
 
 class KernelGradeDoc(Struct, frozen=True):
     """A kernel's grade (null where withheld: the reasons under ``withheld``), time-weighted over its graded
-    launches; its measured time over every timed launch; its floor and most saved over the graded launches, its
-    small-grid launches' time apart (``small_grid_s``: not graded, as the summary leaves it out of the recoverable
+    launches (``graded_s``: their time; the grade is ``floor_s / graded_s``); its measured time over every timed
+    launch; its floor and most saved (``graded_s - floor_s``) over the graded launches, its small-grid launches' time
+    apart (``small_grid_s``: not graded, as the summary leaves it out of the recoverable
     time); no confidence where there is no grade; each null's reason under ``missing``."""
 
     kernel: str
@@ -110,10 +111,14 @@ class KernelGradeDoc(Struct, frozen=True):
     governing: str | None
     governing_name: str | None  # that term's full name as the time model names it (a tail's: whose whole blocks)
     roof: str | None
-    measured_s: Number
+    measured_s: Number  # every timed launch's time, the small grids' included
+    graded_s: Number  # the graded launches' time, the grade's: measured_s less small_grid_s and ungraded launches
     floor_s: Number
     max_saving_s: Number  # the most a what-if keeping the work and grid saves: 0 where every launch is a small grid
     small_grid_s: Number  # the small-grid launches' time, counted apart (0 where none)
+    graded_launches: int  # the launches graded_s is over
+    small_grid_launches: int  # the timed launches counted apart as small grids
+    unmodelled_launches: int  # the timed launches neither graded nor small grids (no time model)
     confidence: Confidence | None
     conditions: list[ConditionDoc]
     withheld: list[Withheld]
@@ -157,7 +162,8 @@ def kernel_doc(k: KernelGrade, per_launch: bool = True) -> KernelGradeDoc:
     interval = IntervalDoc(k.interval.low, k.interval.high, k.interval.method) if k.interval is not None else None
     doc = KernelGradeDoc(
         k.kernel, k.launches, number(k.grade), number(k.datasheet_grade), interval, k.governing, k.governing_name,
-        k.roof, number(k.measured_s), number(k.floor_s), number(k.max_saving_s), number(k.small_grid_s), k.confidence,
+        k.roof, number(k.measured_s), number(k.graded_s), number(k.floor_s), number(k.max_saving_s),
+        number(k.small_grid_s), k.graded_launches, k.small_grid_launches, k.unmodelled_launches, k.confidence,
         [condition_doc(c) for c in k.conditions], list(k.withheld), work_doc(k.work) if k.work is not None else None,
         [launch_doc(g) for g in k.per_launch] if per_launch else [])
     return replace(doc, missing=kernel_missing(k, doc))
@@ -181,6 +187,7 @@ def kernel_missing(k: KernelGrade, doc: KernelGradeDoc) -> dict[str, str]:
         "governing": ungraded, "governing_name": ungraded,
         "roof": ungraded if doc.governing is None else "no memory level governs and no FLOPs counted",
         "measured_s": f"no launch has a measured time: {k.reason or 'not measured'}",
+        "graded_s": ungraded,
         "floor_s": part, "max_saving_s": part,
         "small_grid_s": "no timed launch has a verdict: whether any is a small grid is not known",
         "confidence": "no grade",

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Generic, Literal, NamedTuple, TypeVar, cast
 
 from msgspec import Meta, Struct
 
-from roofline.analysis.launches import KernelGroup, ReportAnalysis
+from roofline.analysis.launches import KernelGroup, KernelSpread, ReportAnalysis
 from roofline.analysis.results import (
     Advice,
     Bound,
@@ -133,6 +133,7 @@ class Roofs(Struct, Generic[Reason], frozen=True, kw_only=True,
     l1: Number
     tensor_dtype: str | None
     clock_note: str | None
+    sm_clock_hz: Number  # the SM clock the roofs are at (``clock_note``'s clock as a number); null: no clock known
     scaled: dict[str, str]
     missing: dict[str, Reason]
 
@@ -143,7 +144,8 @@ class Roofs(Struct, Generic[Reason], frozen=True, kw_only=True,
         flops, moved = ({key: number(v) for key, v in found.items()} for found in (c.flop_per_s, c.bytes_per_s))
         return cls(*first, fp64=flops["fp64"], fp32=flops["fp32"], fp16=flops["fp16"], tensor=flops["tensor"],
                    dram=moved["dram"], l2=moved["l2"], l1=moved["l1"], tensor_dtype=c.tensor_dtype,
-                   clock_note=c.clock_note, scaled=dict(c.scaled), missing=missing)
+                   clock_note=c.clock_note, sm_clock_hz=number(c.sm_clock_hz), scaled=dict(c.scaled),
+                   missing=missing)
 
 
 class CeilingsDoc(Roofs[Index], frozen=True, kw_only=True):
@@ -521,12 +523,16 @@ class Report(Struct, frozen=True):
 
 
 class Spread(Struct, frozen=True):
-    """A kernel's total time in each report of one job, and how far apart they are."""
+    """A kernel's total time in each report of one job (null where it is missing from the report, or ran there
+    without a measured time), how far apart they are over the reports with a time, and whether it is flagged: above
+    the spread threshold, or missing from a report (``missing_from``); each null's reason under ``missing``."""
 
     name: str
     total_s: dict[str, Number]
     spread_pct: Number
     flagged: bool
+    missing_from: list[str] = []  # the reports that did not run the kernel, in the order given
+    missing: dict[str, str] = {}  # the reason of each null: ``total_s.<path>``, ``spread_pct``
 
 
 class ReportJson(Struct, frozen=True, omit_defaults=True):
@@ -539,6 +545,7 @@ class ReportJson(Struct, frozen=True, omit_defaults=True):
     reports: list[Report]
     left_out: list[LeftOutFile] = []
     across_reports: list[Spread] = []
+    across_reports_note: str = ""  # why several reports' kernels are not compared (``across_reports`` empty)
 
 
 class Reasons:
@@ -562,12 +569,30 @@ class Reasons:
 
 
 def report_json(view: ReportSetView, words: Words) -> ReportJson:
-    """The document of a report set: ``across_reports`` only when several reports were given."""
+    """The document of a report set: ``across_reports`` only when several reports were given, and where their
+    kernels are not compared, ``across_reports_note`` saying why."""
+    analyses = [v.analysis for v in view.reports]
     return ReportJson(
         GENERATOR, SCHEMA_VERSION, tool(), [report_doc(v, words) for v in view.reports],
         left_out=[LeftOutFile(f.path, f.error, f.cause) for f in view.left_out],
-        across_reports=[Spread(s.name, {p: number(t) for p, t in s.total_s.items()}, number(s.spread_pct),
-                               s.flagged) for s in view.spreads])
+        across_reports=[spread_doc(s, [a.report.path for a in analyses]) for s in view.spreads],
+        across_reports_note=view.across_note)
+
+
+NOT_RUN = "the report did not run the kernel"
+NO_RUN_TIME = "no launch of the kernel in the report has a measured time"
+TOO_FEW_TIMES = "fewer than two reports give the kernel a time"
+
+
+def spread_doc(s: KernelSpread, paths: Sequence[str]) -> Spread:
+    """One kernel across the reports (``paths``, in the order given): every report's total, null where missing
+    or without a time, with the reasons."""
+    totals = {p: number(s.total_s.get(p)) for p in paths}
+    missing = {f"total_s.{p}": NOT_RUN if p not in s.total_s else NO_RUN_TIME for p, t in totals.items() if t is None}
+    if s.spread_pct is None:
+        missing["spread_pct"] = TOO_FEW_TIMES if sum(t is not None for t in totals.values()) < 2 else \
+            "the shortest total is 0"
+    return Spread(s.name, totals, number(s.spread_pct), s.flagged, [p for p in paths if p not in s.total_s], missing)
 
 
 def report_doc(v: ReportView, words: Words) -> Report:
@@ -1010,18 +1035,31 @@ def _advice_nulls(a: Advice, path: str, missing: dict[str, str], estimate: str, 
         missing[f"{path}.peak_source"] = "measured to the datasheet peak (no achievable figure for that unit)"
 
 
+# Why a set of roofs has no SM clock, by its source (a datasheet set always has its spec's boost clock).
+NO_SM_CLOCK = {"measured-clock": "the report holds no measured SM clock",
+               "kernel-clock": "the report holds no measured SM clock, and no roof at an SM clock came from a "
+                               "datasheet",
+               "calibrated": "the calibration file records no SM clock",
+               "datasheet": "the spec gives no boost clock"}
+
+
+def roof_reasons(c: Ceilings) -> dict[str, str]:
+    """The reason of each null of a set of roofs: its roofs' and, where no clock is known, ``sm_clock_hz``'s."""
+    return {**c.missing, "sm_clock_hz": NO_SM_CLOCK[c.source]} if c.sm_clock_hz is None else dict(c.missing)
+
+
 def ceilings_doc(c: Ceilings, reasons: Reasons) -> CeilingsDoc:
     """One set of roofs of a report; ``missing`` holds the reason of each null roof, as its index in ``reasons``.
     Made once per set: the launches of a report share their datasheet and measured-clock sets."""
     held = reasons.ceilings.get(id(c))
     if held is None or held[0] is not c:
-        held = reasons.ceilings[id(c)] = (c, CeilingsDoc.of(c, reasons.refs(c.missing)))
+        held = reasons.ceilings[id(c)] = (c, CeilingsDoc.of(c, reasons.refs(roof_reasons(c))))
     return held[1]
 
 
 def ceilings_text(c: Ceilings) -> CeilingsText:
     """One set of roofs standing alone; ``missing`` holds the reason of each null roof."""
-    return CeilingsText.of(c, dict(c.missing))
+    return CeilingsText.of(c, roof_reasons(c))
 
 
 NO_GROUP_TIME = "no launch of the group has a time"

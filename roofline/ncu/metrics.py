@@ -38,7 +38,7 @@ from enum import Enum
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from roofline.core.cohorts import argmax_key, largest, nonzero, per_launch, shared
+from roofline.core.cohorts import argmax_key, largest, nonzero, per_launch, shared, whole
 from roofline.core.labels import NAMES
 from roofline.core.thresholds import CLOCK_MIN_DURATION_S
 
@@ -581,9 +581,10 @@ def counter(launch: KernelLaunch, name: str, units: tuple[str, ...] = ("",)) -> 
         clock_name = UNIT_CLOCKS.get(full.split("__", 1)[0])
         clock = launch.value(clock_name) if clock_name else None
         if per_cycle is not None and clock is not None and duration is not None:
-            return Measured(per_cycle * clock * duration, via=f"{full}.sum.per_cycle_elapsed x {clock_name} x duration")
+            return Measured(whole(per_cycle * clock * duration),
+                            via=f"{full}.sum.per_cycle_elapsed x {clock_name} x duration")
         if per_second is not None and duration is not None:
-            return Measured(per_second * duration, via=f"{full}.sum.per_second x duration")
+            return Measured(whole(per_second * duration), via=f"{full}.sum.per_second x duration")
     return _no_count(launch, forms, full_names[-1])
 
 

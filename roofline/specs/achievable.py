@@ -112,6 +112,24 @@ def achievable_fraction(spec: DeviceSpec, unit: str) -> Sourced:
     return Sourced(1.0, FULL_PEAK)
 
 
+@functools.cache
+def l2_default_fraction() -> Sourced | None:
+    """The fraction of ncu's L2 sector peak reads of L2-resident data reach on a GPU without its own L2 calibration
+    (architecture/memory.yaml ``l2_achievable_fraction``); None where the file gives none."""
+    from roofline.specs import safe_yaml
+    from roofline.specs.architecture import ARCHITECTURE_FOLDER
+    from roofline.specs.catalog import builtin_folder
+
+    data = safe_yaml.load_yaml(builtin_folder() / ARCHITECTURE_FOLDER / MEMORY_FILE)
+    entry = data.get("l2_achievable_fraction") if isinstance(data, dict) else None
+    if not isinstance(entry, dict):
+        return None
+    value = entry.get("value")
+    if not isinstance(value, int | float) or not 0.0 < value <= 1.0:
+        return None
+    return Sourced(float(value), str(entry.get("source", "")))
+
+
 def shown_path(path: str) -> str:
     """A spec file's path as the outputs name it: a shipped one as "device_specs/measured/x.yaml" (not where this
     install keeps it), a user's own as given."""

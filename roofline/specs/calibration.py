@@ -139,7 +139,8 @@ def measured_ceilings(cal: Calibration, tensor_dtype: str) -> Ceilings:
         f"-{clocks[-1] / 1e9:.2f}" if clocks[-1] - clocks[0] > 5e6 else "") + " GHz"
     note = f"measured {cal.date} by roofline calibrate under ncu's clock control{span}"
     return Ceilings("calibrated", {k: values[k] for k in PRECISIONS}, {k: values[k] for k in LEVELS}, clock_note=note,
-                    tensor_dtype=tensor_dtype, missing=missing)
+                    tensor_dtype=tensor_dtype, missing=missing,
+                    sm_clock_hz=statistics.median_low(clocks) if clocks else None)
 
 
 # --- The YAML file ------------------------------------------------------------------------------------

@@ -661,7 +661,8 @@ def spec_ceilings(spec: DeviceSpec, tensor_dtype: str | None = None) -> Ceilings
         clock = f"peaks {DERIVED_LABEL} at the {spec.boost_clock_hz / 1e9:.3g} GHz boost clock (the GPU's maximum)"
     if (tensor_hz := spec.tensor_figure_clock(dtype)) is not None:
         clock += f" ({dtype.upper()} Tensor figure at {tensor_hz / 1e9:.3g} GHz)"
-    return Ceilings("datasheet", flops, bandwidth, clock_note=clock, tensor_dtype=dtype, missing=missing)
+    return Ceilings("datasheet", flops, bandwidth, clock_note=clock, tensor_dtype=dtype, missing=missing,
+                    sm_clock_hz=spec.boost_clock_hz)
 
 
 def _architecture_problems(spec: DeviceSpec) -> list[str]:

@@ -922,3 +922,28 @@ def test_a_cublas_call_on_a_gpu_without_tf32_is_told_fp16_inputs(shared_report):
     said = advice._fp32_data(k, lib, None, t4)
     assert said == ("; for FP32 data, Tensor Core kernels only with FP16 inputs, if the accuracy allows (this GPU's "
                     "Tensor Cores take no TF32)")
+
+
+@pytest.mark.parametrize("name", ["gh200_silu_full-roofline", "a40_julia-fp16x2_full"])
+def test_items_estimated_at_zero_combine_to_zero_saved_with_the_floor_they_leave(name, shared_report):
+    """A launch whose only estimate is 0 ("saves nothing: latency hidden, the kernel at its floor ..."): every item
+    at once saves 0, with the floor those items leave, not null with "no advice item with an estimated saving"
+    (the item is estimated). GH200 SiLU 0:1: "Move fewer bytes" at 0, its floor the launch's own DRAM time (153 us,
+    measured to the bandwidth it reached), so the combined floor is its measured time."""
+    a = analyze_files([shared_report(name)])[0]
+    zero = [k for k in a.launches if k.duration_s.value is not None
+            and any(x.kind != "measurement" and x.est_saved_s is not None for x in k.advice)
+            and not any(x.kind != "measurement" and x.est_saved_s for x in k.advice)]
+    assert zero
+    for k in zero:
+        assert k.combined_saved_s == 0.0 and k.combined_floor_s is not None, k.launch.key
+        assert LAUNCH_FLOOR_S <= k.combined_floor_s <= k.duration_s.value * (1 + 1e-12), k.launch.key
+    doc = json.loads(json_render.render(views([a])))["reports"][0]
+    keys = {k.launch.key for k in zero}
+    for k, launch in zip(doc["kernels"], a.launches, strict=True):
+        if launch.launch.key in keys:
+            assert k["combined_saved_s"] == 0.0 and "combined_saved_s" not in k["missing"]
+    if name.startswith("gh200"):
+        silu = next(k for k in zero if k.launch.key == "0:1")
+        assert [x.title for x in silu.advice if x.est_saved_s is not None] == ["Move fewer bytes"]
+        assert silu.combined_floor_s == pytest.approx(silu.duration_s.value, rel=1e-9)

@@ -57,13 +57,26 @@ def spec_of(analysis: Any) -> Any:
     return found.spec if found is not None else None
 
 
-def reachable(spec: Any, level: str, k: Any) -> float:
+def l2_default() -> float:
+    """device_specs/architecture/memory.yaml's ``l2_achievable_fraction``, read here with PyYAML."""
+    import yaml
+
+    memory = Path(__file__).resolve().parents[2] / "device_specs" / "architecture" / "memory.yaml"
+    return float(yaml.safe_load(memory.read_text())["l2_achievable_fraction"]["value"])
+
+
+def reachable(spec: Any, level: str, k: Any, metric: str = "") -> float:
     """The fraction of the launch's own peak counter a report's kernel can reach on a level (a unit's percent is of
     that peak): the bandwidth ``roofline calibrate`` measured under ncu's clocks over that counter's peak (DRAM:
     dram__bytes.sum.peak_sustained x the DRAM clock, from the raw metrics); else the one it measured at the default
     clocks over the datasheet figure, or the spec's achievable fraction (its own figure or its memory type's),
     taken of the counter's peak where that is below the datasheet's, and as the datasheet bandwidth's share where
-    above. Where the spec states no figure for the level (the L2 of most specs), a fraction of the counter's."""
+    above. Where the spec states no figure for the level (the L2 of most specs), a fraction of the counter's: for an
+    L2 unit counted in sectors (or the L2 roof, ``metric`` "l2"), memory.yaml's default L2 fraction; for the
+    crossbar's cycles active, 1."""
+    sectors = "sectors" in metric or metric in ("l2", "")
+    if level == "l2" and not sectors:  # the crossbar's cycles active, tag requests: no calibration measures them
+        return 1.0
     roof = spec.measured.roofs.get(level) if spec.measured is not None else None
     rate = (roof.ncu or roof.default) if roof is not None else None
     counters = k.ceilings.get("kernel-clock")
@@ -76,6 +89,8 @@ def reachable(spec: Any, level: str, k: Any) -> float:
     datasheet = sheet or counter
     if rate is not None and roof is not None and roof.ncu is not None and counter:  # under ncu's clocks: of its peak
         return min(1.0, rate.median / counter)
+    if rate is None and level == "l2":
+        return l2_default()
     fraction = min(1.0, rate.median / datasheet) if rate is not None and datasheet else \
         achievable_fraction(spec, level).value
     return fraction * min(1.0, sheet / counter) if sheet and counter and fraction < 1.0 else fraction
@@ -101,7 +116,7 @@ def independent_floor(k: Any, spec: Any, sm_count: int | None) -> float | None:
         seconds = pct / 100.0 * duration
         level = LEVEL_OF_PREFIX.get(name.split("__")[0])
         if level is not None and spec is not None:
-            seconds /= max(reachable(spec, level, k), seconds / duration)
+            seconds /= max(reachable(spec, level, k, name), seconds / duration)
         terms.append(seconds)
     paced = [pct for name, pct in units.items() if name.split("__")[0] in SM_LOCAL and name.endswith(PER_ELAPSED)]
     blocks = metrics.get(GRID)
@@ -120,7 +135,7 @@ def _roof_floor(k: Any, spec: Any, duration: float, sm_count: int | None) -> flo
         if work and peak:
             seconds = work / peak
             if key in ("dram", "l2") and spec is not None:
-                seconds /= max(reachable(spec, key, k), seconds / duration)
+                seconds /= max(reachable(spec, key, k, key), seconds / duration)
             terms.append(seconds)
     return max(terms) if len(terms) > 1 else None
 
@@ -168,6 +183,7 @@ def check_grades_reproduced(path: Path) -> int:
             assert g.grade == pytest.approx(min(1.0, f / t), rel=1e-6)
         assert kg.measured_s is not None
         assert kg.max_saving_s == pytest.approx(sum(t - min(f, t) for f, t in floors), rel=1e-6)
+        assert kg.graded_s == pytest.approx(sum(t for _, t in floors), rel=1e-12)  # the time the grade is over
         graded += 1
     return graded
 
@@ -320,6 +336,24 @@ def test_interval_is_the_range_of_launch_grades():
         assert k.interval.low <= k.grade <= k.interval.high
 
 
+def test_the_grade_is_the_floor_over_the_graded_time_which_leaves_the_small_grids_out():
+    """A100 CUB sort: DeviceRadixSortOnesweepKernel's 88 launches include small grids (ncu's Small Grid, from the raw
+    metrics), not graded. ``graded_s`` is the raw durations of the others: the grade is floor_s / graded_s and the
+    most saved graded_s - floor_s, not floor_s / measured_s; measured_s = graded_s + small_grid_s."""
+    name = "a100-40gb_selfjoin-cub-sort-154launches_basic"
+    pytest.importorskip("ncu_report", reason="reading an .ncu-rep needs NVIDIA's ncu_report module")
+    a = analysed(find_shared_report(name))
+    group = next(g for g in a.groups if "DeviceRadixSortOnesweepKernel" in g.name)
+    kg = grade_report(a, spec_of(a), kernels=[group.name]).kernels[0]
+    durations = [(k.launch.metrics[DURATION_NS] * 1e-9, small_grid(k)) for k in group.launches]
+    graded = sum(t for t, small in durations if not small)
+    assert 0 < graded < kg.measured_s and kg.graded_s == pytest.approx(graded, rel=1e-12)
+    assert kg.measured_s == pytest.approx(kg.graded_s + kg.small_grid_s, rel=1e-12)
+    assert kg.grade == pytest.approx(kg.floor_s / kg.graded_s, rel=1e-9)
+    assert kg.max_saving_s == pytest.approx(kg.graded_s - kg.floor_s, rel=1e-9)
+    assert kg.floor_s / kg.measured_s < kg.grade - 0.05  # the figure a reader took for the grade: well below it
+
+
 # --- Work against a baseline ---------------------------------------------------------------------------------
 def test_same_work_and_precision_as_the_baseline_keeps_the_grade():
     a = analysed(FP32)
@@ -436,3 +470,18 @@ def test_a_tail_within_5_percent_of_its_unit_is_named_by_the_unit_as_project_nam
                 assert reach(tail) > 1.05 * reach(unit)
                 named_tail += 1
     assert named_tail  # some floors are whole blocks well above their unit (few waves)
+
+
+def test_a_floor_set_by_a_units_slower_counter_names_that_counter_and_its_fraction(shared_report):
+    """RTX 2070 SUPER render_kernel: its L2's busiest counter is the crossbar (60% of its peak, full peak reachable),
+    but its sectors at 51% of theirs over 0.80 take longer: the grade's floor names lts__t_sectors at 0.80, not the
+    crossbar at 0.94 (the crossbar's time over the sectors' reachable time, a share of no peak)."""
+    from roofline.analysis.grade import achievable_floor
+
+    a = analyze_files([shared_report("rtx2070super_alife-143launches_basic")])[0]
+    render = next(k for k in a.valid_launches if k.launch.name == "render_kernel")
+    floor = achievable_floor(render.time_model)
+    metrics, duration = render.launch.metrics, render.duration_s.value
+    sectors = metrics["lts__t_sectors.avg.pct_of_peak_sustained_elapsed"] / 100 * duration
+    assert floor.metric.startswith("lts__t_sectors") and floor.fraction == pytest.approx(l2_default())
+    assert floor.seconds == pytest.approx(sectors / l2_default())

@@ -604,11 +604,15 @@ def test_more_blocks_per_sm_help_only_where_the_grid_has_them(analysed, shared_r
 @pytest.mark.parametrize("name", FULL_SET)
 def test_the_combined_what_if_bounds_the_items_together(name, analysed, shared_report, raw_actions):
     """Every item at once: never more than the items' sum nor the raw duration minus the combined floor (at least
-    the launch floor); items whose sum is above it are marked overlapping, and only those."""
+    the launch floor); items whose sum is above it are marked overlapping, and only those; where every estimate is
+    0, they save 0 together."""
     for raw, k in zip(raw_actions(name), analysed(name, shared_report).launches, strict=True):
-        estimated = [a for a in k.advice if a.kind != "measurement" and a.est_saved_s]
+        estimated = [a for a in k.advice if a.kind != "measurement" and a.est_saved_s is not None]
         if not estimated:
             assert k.combined_saved_s is None
+            continue
+        if not any(a.est_saved_s for a in estimated):
+            assert k.combined_saved_s == 0.0 and k.combined_floor_s is not None
             continue
         duration, total = raw["gpu__time_duration.sum"] * 1e-9, sum(a.est_saved_s for a in estimated)
         assert k.combined_floor_s >= 1.5e-6

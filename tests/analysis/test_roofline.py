@@ -11,6 +11,7 @@ import pytest
 from roofline.analysis.results import Cause
 from roofline.analysis.roofline import (
     Value,
+    across_reports_note,
     analyze_launch,
     analyze_report,
     group_by_kernel,
@@ -19,6 +20,7 @@ from roofline.analysis.roofline import (
     recoverable_s,
     report_ceilings,
     roof_position,
+    spread_across_reports,
 )
 from roofline.core.model import Ceilings, Device, KernelLaunch, Report
 from roofline.core.thresholds import LATENCY_BELOW_PCT
@@ -676,3 +678,40 @@ def test_without_a_measured_clock_a_datasheet_roof_is_capped_at_the_gpus_own_max
     assert kc.roof("dram") == pytest.approx(spec.memory_bandwidth_bytes_per_s, rel=1e-9)
     assert "maximum SM clock 1.605 GHz" in kc.scaled["fp32"] and "dram" in kc.unscaled
     assert "the others scaled to the GPU's maximum SM clock" in scaled_roofs_note(view(a).scaled)
+
+
+# --- Several reports of one job (MPI ranks) ----------------------------------------------------------------
+def rank(path: str, kernels: dict[str, float], device: Device = DEVICE):
+    """One rank's report: one launch per kernel name, of that many milliseconds."""
+    return analyze_report(Report(path, device, tuple(launch(name, i, seconds=ms * MS, ffma=1e9, dram=5e8)
+                                                     for i, (name, ms) in enumerate(kernels.items())), source="model"))
+
+
+def test_a_rank_sharing_no_kernel_with_the_others_is_flagged_missing_and_the_others_still_compared():
+    """Ranks 0 and 1 run k (1 ms and 1.3 ms), rank 3 only other: k's 30% spread between 0 and 1 is flagged (and it
+    is missing from rank 3), other is flagged as missing from ranks 0 and 1; no note, the kernels are compared."""
+    ranks = [rank("r0", {"k": 1.0}), rank("r1", {"k": 1.3}), rank("r3", {"other": 1.0})]
+    spreads = {s.name: s for s in spread_across_reports(ranks, 10.0)}
+    assert spreads.keys() == {"k", "other"}
+    assert spreads["k"].total_s == pytest.approx({"r0": 1 * MS, "r1": 1.3 * MS})  # r3 did not run it: left out
+    assert spreads["k"].spread_pct == pytest.approx(30.0) and spreads["k"].flagged
+    assert spreads["other"].total_s == pytest.approx({"r3": 1 * MS})
+    assert spreads["other"].spread_pct is None and spreads["other"].flagged
+    assert across_reports_note(ranks, tuple(spreads.values())) == ""
+    even = {s.name: s for s in spread_across_reports([rank("r0", {"k": 1.0}), rank("r1", {"k": 1.05})], 10.0)}
+    assert not even["k"].flagged  # 5%, both ran it: not flagged
+
+
+def test_reports_with_no_kernel_in_two_of_them_or_from_different_gpus_are_not_compared_and_say_why():
+    """Nothing to compare: one note instead of a table that silently vanishes, naming the cause (no kernel in two
+    reports; the GPUs, each report by its number in the order given)."""
+    apart = [rank("r0", {"k": 1.0}), rank("r1", {"other": 1.0})]
+    assert spread_across_reports(apart, 10.0) == ()
+    assert across_reports_note(apart, ()) == "kernels not compared: no kernel is in more than one of the 2 reports"
+    other_gpu = Device(name="NVIDIA Other GPU", compute_capability="7.5", sm_count=40)
+    mixed = [rank("r0", {"k": 1.0}), rank("r1", {"k": 1.3}), rank("r2", {"k": 2.0}, other_gpu)]
+    assert spread_across_reports(mixed, 10.0) == ()
+    assert across_reports_note(mixed, ()) == ("kernels not compared: they come from different GPUs (reports 1, 2: "
+                                              "NVIDIA Test GPU; report 3: NVIDIA Other GPU)")
+    assert across_reports_note([rank("r0", {"k": 1.0})], ()) == ""  # one report: nothing to compare, nothing to say
+

@@ -243,3 +243,44 @@ def test_a_rate_calibrated_under_ncus_clocks_is_the_bandwidth_applied(shared_rep
     dram = time_model(k, a.device, spec).term("DRAM")
     assert dram.achievable_s == pytest.approx(dram.seconds * counter / rate, rel=1e-9)
     assert "0.7 TB/s" in dram.peak_source and "own peak" not in dram.peak_source
+
+
+def test_the_default_l2_fraction_is_what_the_h100_and_h200_calibrations_reached_of_ncus_l2_peak():
+    """device_specs/architecture/memory.yaml's 0.80: each calibration's L2 rate under ncu's clocks over ncu's L2 peak
+    for the triad launches of examples/h100 and examples/h200 (their kernel-clock L2 roof: the L2 sector peak at the
+    L2 clock ncu locks, the clock the calibration ran at): 0.802 and 0.799."""
+    import yaml
+
+    from roofline.specs.achievable import l2_default_fraction
+
+    for gpu, spec_id in (("h100", "h100-sxm5"), ("h200", "h200")):
+        l2 = yaml.safe_load((REPO / "device_specs" / "measured" / f"{spec_id}.yaml").read_text())
+        ncu = l2["measured"]["roofs"]["l2"]["ncu"]
+        k = next(iter(analysed(REPO / "examples" / gpu / "triad-cupy.full.ncu-rep").valid_launches))
+        assert ncu["median"] / k.ceilings["kernel-clock"].bytes_per_s["l2"] == pytest.approx(0.80, abs=0.003)
+    assert l2_default_fraction().value == pytest.approx(0.80)
+
+
+def test_an_l2_term_in_sectors_is_measured_to_the_default_fraction_and_the_crossbar_to_its_peak(shared_report):
+    """A100 CUB sort (no L2 calibration for the A100): the Onesweep launches' L2 term counts lts__t_sectors, so its
+    floor is its time over 0.80 (or over the fraction the launch itself reached, where higher); the RTX 2070 SUPER's
+    render_kernel's busiest L2 counter is the crossbar's cycles active, which may reach every cycle (its full peak),
+    but its sectors at 0.80 of their peak take longer: the term's reachable time is theirs."""
+    a = analyze_files([shared_report("a100-40gb_selfjoin-cub-sort-154launches_basic")])[0]
+    sweeps = [k for k in a.valid_launches if k.launch.name.startswith("DeviceRadixSortOnesweepKernel")]
+    assert sweeps
+    for k in sweeps:
+        l2 = k.time_model.term("L2")
+        assert l2.metric.startswith("lts__t_sectors")
+        fraction = max(0.80, l2.seconds / k.duration_s.value)
+        assert l2.achievable_s == pytest.approx(l2.seconds / fraction)
+        assert l2.peak_kind.value in ("achievable", "reached")
+    b = analyze_files([shared_report("rtx2070super_alife-143launches_basic")])[0]
+    render = next(k for k in b.valid_launches if k.launch.name == "render_kernel")
+    l2 = render.time_model.term("L2")
+    metrics, duration = render.launch.metrics, render.duration_s.value
+    xbar = metrics["lts__xbar2lts_cycles_active.avg.pct_of_peak_sustained_elapsed"] / 100 * duration
+    sectors = metrics["lts__t_sectors.avg.pct_of_peak_sustained_elapsed"] / 100 * duration
+    assert l2.metric.startswith("lts__xbar2lts_cycles_active") and l2.seconds == pytest.approx(xbar)
+    assert sectors < xbar < sectors / 0.80
+    assert l2.reach_s == pytest.approx(sectors / 0.80) and l2.peak_source.startswith("lts__t_sectors: 0.80 of ncu")

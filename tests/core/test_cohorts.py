@@ -22,6 +22,7 @@ from roofline.core.cohorts import (
     shared,
     take_launch,
     where,
+    whole,
 )
 from roofline.core.model import KernelLaunch
 from roofline.specs.catalog import load_catalog
@@ -51,6 +52,13 @@ def test_where_selects_per_launch_numbers_texts_and_none() -> None:
     assert where(5.0 > 3, "big", "small") == "big" and is_none(None) and not is_none("a")
     assert is_none(where(x > 3, "big", None)).tolist() == [True, False, True]
     assert where(x > 0, "all", None) == "all" and where(x > 9, x, 0.0) == 0.0  # the launches agree: one value
+
+
+def test_whole_snaps_a_count_within_float_rounding_and_keeps_any_other_value() -> None:
+    assert whole(767999.9999999999) == 768000.0 and whole(1.2614625714105023) == 1.2614625714105023
+    assert whole(0.0) == 0.0 and whole(899648.0) == 899648.0 and whole(768000.4) == 768000.4
+    assert whole(np.array([767999.9999999999, 2.5, 3e12 + 1e-4])).tolist() == [768000.0, 2.5, 3e12]
+    assert whole(float("inf")) == float("inf") and whole(float("nan")) != whole(float("nan"))  # kept, no error
 
 
 def test_argmax_key_and_at_key_pick_per_launch_first_on_ties() -> None:

@@ -185,6 +185,20 @@ def approx(x):
     return pytest.approx(x, rel=REL, abs=0)
 
 
+def test_a_count_read_from_a_rate_is_the_whole_number_of_its_rate_times_the_cycles(shared_report, raw_actions):
+    """The RTX 4070 Ti's sets hold FP64 work as a rate per elapsed cycle only: rate x clock x duration gives
+    767999.9999999999 DMUL; the count is the whole number it rounds to."""
+    from roofline.ncu.reader import load_report
+
+    name = "rtx4070ti_pytorch-sim_full"
+    launch = next(k for k in load_report(shared_report(name)).launches if k.name == "fill_vector")
+    raw = next(r for r in raw_actions(name) if r.name == "fill_vector")
+    product = rate_count(raw, "dmul")
+    assert product != round(product) and abs(product - round(product)) < 1e-6
+    dmul = m.counter(launch, "sass_thread_inst_executed_op_dmul_pred_on", ("sm__", "smsp__"))
+    assert dmul.value == round(product) and "per_cycle_elapsed" in dmul.via
+
+
 # --- Every launch of the recomputed reports ----------------------------------------------------------------
 @pytest.mark.parametrize("name", RECOMPUTED)
 def test_every_quantity_matches_the_independent_formulas(case, name):

@@ -47,7 +47,8 @@ def report(
     plot: PlotOpt = None,
     spread_threshold: Annotated[float, typer.Option(
         "--spread-threshold", click_type=Number(0.0), help="With several reports (e.g. MPI ranks): flag "
-        "kernels whose total time differs across them by more than this percent.")] = SPREAD_THRESHOLD_PCT,
+        "kernels whose total time differs across them by more than this percent (a kernel missing from a report "
+        "is flagged too).")] = SPREAD_THRESHOLD_PCT,
     timeout: TimeoutOpt = None,
     wide: WideOpt = False,
     jobs: JobsOpt = None,

@@ -10,7 +10,8 @@ from roofline.documents.grade import KernelGradeDoc, grade_json
 from roofline.render.grade import prose
 from roofline.render.report.markdown import cell, inline, row
 
-COLUMNS = ("kernel", "launches", "grade", "launches' range", "at full peaks", "governing", "roof", "time", "floor",
+COLUMNS = ("kernel", "launches", "grade", "launches' range", "at full peaks", "governing", "roof", "time",
+           "graded time (the grade's)", "floor",
            "most saved keeping the work and grid", "small grids (not graded)", "confidence")
 
 
@@ -24,7 +25,7 @@ def render(grades: ReportGrade) -> str:
         grade = share_pct(k.grade) if k.grade is not None else "withheld"
         confidence = k.confidence.value if k.confidence is not None else "n/a (no grade)"
         lines.append(row((f"`{cell(k.kernel)}`", str(k.launches), grade, _range(k), share_pct(k.datasheet_grade),
-                          prose.governing(k), k.roof or "n/a", seconds(k.measured_s), seconds(k.floor_s),
+                          prose.governing(k), k.roof or "n/a", seconds(k.measured_s), _graded(k), seconds(k.floor_s),
                           seconds(k.max_saving_s), seconds(k.small_grid_s), confidence)))
     for k in doc.kernels:
         lines += ["", "## " + inline(f"`{cell(k.kernel)}`"), ""]
@@ -38,3 +39,11 @@ def _range(k: KernelGradeDoc) -> str:
     if k.interval is not None:
         return f"{share_pct(k.interval.low)} to {share_pct(k.interval.high)}"
     return f"n/a ({k.missing['interval']})" if k.missing.get("interval") else "n/a"
+
+
+def _graded(k: KernelGradeDoc) -> str:
+    """The graded launches' time, the one the grade is over; "n/a" with its reason where no launch is."""
+    if k.graded_s is not None:
+        return seconds(k.graded_s)
+    return f"n/a ({k.missing['graded_s']})" if k.missing.get("graded_s") else "n/a"
+

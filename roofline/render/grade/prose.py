@@ -70,3 +70,18 @@ def governing(k: KernelGradeDoc) -> str:
 def small_grids(k: KernelGradeDoc) -> str:
     """The small-grid launches' time, counted apart from the most saved keeping the grid ("" where none)."""
     return f"small grids (not graded: the grid sets their time): {seconds(k.small_grid_s)}" if k.small_grid_s else ""
+
+
+def graded(k: KernelGradeDoc) -> str:
+    """The time the grade is over, beside the kernel's whole time: "all graded" where it is that time; else the
+    graded launches' time and count and what is left apart (small grids, launches without a time model); "none
+    graded" where no launch is."""
+    if k.graded_s is None:
+        return "none graded"
+    if not k.small_grid_launches and not k.unmodelled_launches:
+        return "all graded"
+    apart = [what for what, n in (("small grids", k.small_grid_launches),
+                                  ("launches without a time model", k.unmodelled_launches)) if n]
+    over = f" over {counted(k.graded_launches, 'launch')}" if k.per_launch else ""
+    return f"graded {seconds(k.graded_s)}{over} (the grade's time: {' and '.join(apart) or 'the rest'} apart)"
+

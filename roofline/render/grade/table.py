@@ -1,5 +1,6 @@
 """`roofline grade` as text: one block per kernel (its grade, interval, grade at the units' full peaks, the governing
-unit and roof, time, floor and the most a what-if saves, the small grids' time counted apart, the confidence), then
+unit and roof, time (and the graded launches' time, the grade's: floor over it), floor and the most a what-if
+saves, the small grids' time counted apart, the confidence), then
 its conditions and why a grade is withheld."""
 
 from __future__ import annotations
@@ -43,7 +44,8 @@ def kernel_lines(k: KernelGradeDoc, width: int = 80, name: str = "") -> list[str
                      f"peaks {share_pct(k.datasheet_grade)}")
     lines.append(f"  governed by: {prose.governing(k)} (roof {k.roof or 'n/a'})")
     apart = prose.small_grids(k)
-    lines.append(f"  time: {seconds(k.measured_s)} over {counted(k.launches, 'launch')}; floor {seconds(k.floor_s)}; "
+    lines.append(f"  time: {seconds(k.measured_s)} over {counted(k.launches, 'launch')}, {prose.graded(k)}; "
+                 f"floor {seconds(k.floor_s)}; "
                  f"most saved keeping the work and grid: {seconds(k.max_saving_s)}" + (f"; {apart}" if apart else ""))
     if k.work is not None:
         on = "; ".join(f"{d.measure} {si(d.value)} (baseline {si(d.baseline)})" for d in k.work.differs_on)

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from roofline.analysis.view import ReportSetView, ReportView
 from roofline.render import GENERATOR
-from roofline.render.report.markdown import Block, document, spans, summary_blocks, with_left_out
+from roofline.render.report.markdown import Block, document, spans, summary_blocks, with_across, with_left_out
 from roofline.render.report.plot import inline_svg
 
 PLOT_HINT = "Hover over a point for its values; click it to go to its kernel's section (for the kernels that have one)."
@@ -72,7 +72,7 @@ section.kernel:target { border-color: #4a86c8; box-shadow: 0 0 0 2px #4a86c8; }
 
 def render(view: ReportSetView) -> str:
     """The whole report as one HTML page."""
-    return page(with_left_out(view, document(view.reports, with_plot=True)))
+    return page(with_left_out(view, with_across(view, document(view.reports, with_plot=True))))
 
 
 def notebook(v: ReportView) -> str:

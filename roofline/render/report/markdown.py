@@ -32,7 +32,11 @@ from roofline.render import GENERATOR
 from roofline.render.names import bound_word, group_name, markdown_text, printable, short_group_name
 from roofline.render.report.plot import NOTHING_TO_PLOT, PLOT_FIX, PlotData, plot_data
 from roofline.render.report.prose import (
+    ACROSS_TITLE,
     AT_LEAST,
+    across_flagged_text,
+    across_spread,
+    across_total,
     advice_text,
     bound_of,
     cited,
@@ -79,13 +83,38 @@ class Block:
 def render(view: ReportSetView, images: Sequence[str] = ()) -> str:
     """The Markdown report; ``images``: per report, the path of its plot image relative to the Markdown file
     (written beside it by the command), embedded under the report's ceilings."""
-    return text(with_left_out(view, document(view.reports, images=images)), "roofline report ... --format markdown")
+    return text(with_left_out(view, with_across(view, document(view.reports, images=images))),
+                "roofline report ... --format markdown")
 
 
 def with_left_out(view: ReportSetView, blocks: list[Block]) -> list[Block]:
     """The document with, under its title, a warning per report file the command could not analyse."""
     warnings = [Block("warn", f"Left out: {cell(f.error)}") for f in view.left_out]  # the error names the file
     return [*blocks[:1], *warnings, *blocks[1:]]
+
+
+def with_across(view: ReportSetView, blocks: list[Block]) -> list[Block]:
+    """The document with, before its closing line, the kernels compared across its reports (several reports of one
+    job), or the note why they are not; as it is with one report."""
+    return [*blocks[:-1], *across_blocks(view), *blocks[-1:]]
+
+
+def across_blocks(view: ReportSetView) -> list[Block]:
+    """Each kernel's total time per report ([1], [2], ...; "missing" where the report did not run it), its spread
+    and "!" where flagged, the reports' legend and the flagged kernels; the note why none is compared; nothing for
+    one report."""
+    analyses = [v.analysis for v in view.reports]
+    note = view.across_note
+    if not view.spreads:
+        return [Block("h2", ACROSS_TITLE), Block("note", note)] if note else []
+    paths = [a.report.path for a in analyses]
+    rows = tuple((f"`{cell(s.name)}`", *(across_total(s, p) for p in paths), across_spread(s)) for s in view.spreads)
+    header = ("kernel", *(f"[{i}]" for i in range(1, len(paths) + 1)), "spread")
+    flagged = across_flagged_text(view.spreads)
+    return [Block("h2", ACROSS_TITLE),
+            Block("table", header=header, rows=rows, numeric=(False, *(True for _ in paths), True)),
+            Block("ul", items=tuple(f"[{i}] `{cell(p)}`" for i, p in enumerate(paths, 1))),
+            *([Block("p", f"! {flagged}")] if flagged else [])]
 
 
 def text(blocks: Sequence[Block], regenerate: str) -> str:

@@ -207,7 +207,7 @@ def _panel(analysis: ReportAnalysis, kind: PanelKind, source: CeilingSet, chosen
     numbers = {_label(g): i for i, g in enumerate(analysis.groups, 1)}
     p = Panel(_title(analysis, source, chosen, kind), source, roofs, ceilings, shown, other,
               tuple(skipped.items()), kind, other_share=other_share)
-    notes = _skipped_notes(p, numbers, bandwidth_below) + _hollow_notes(p) + _key_notes(p)
+    notes = _skipped_notes(p, numbers, bandwidth_below) + _hollow_notes(p) + _mixed_notes(p) + _key_notes(p)
     return replace(p, notes=tuple(notes))
 
 
@@ -312,6 +312,19 @@ def _hollow_notes(p: Panel) -> list[str]:
     return [f"{', '.join(NAMES[lv] for lv in levels)} points hollow, {NO_ROOF} (the report's n/a reasons say why)"]
 
 
+def _mixed_notes(p: Panel) -> list[str]:
+    """The kernels whose point sums the FLOP/s of several precisions, which no one ceiling bounds: their percent of
+    roof weighs each precision against its own ceiling, so the point may sit higher against a ceiling than it."""
+    if p.kind != "roofline":
+        return []
+    mixed = [f"#{s.number}\u00a0{middle(s.name, 30)} ({' + '.join(NAMES[q] for q in s.precisions)}, "
+             f"{pct(s.pct_of_roof)} of roof)" for s in p.series if len(s.precisions) > 1 and s.on_roofline]
+    if not mixed:
+        return []
+    return ["points at the FLOP/s of several precisions summed; the percent of roof weighs each precision against "
+            "its own ceiling: " + ", ".join(mixed)]
+
+
 def _key_notes(p: Panel) -> list[str]:
     """Full names of the legend's shortened kernel names, by number."""
     cut = [f"#{s.number}\u00a0{middle(s.name, KEY_CHARS)}" for s in p.series if len(s.name) > LABEL_CHARS]
@@ -343,8 +356,9 @@ def tooltip(s: KernelSeries, pt: KernelPoint, ceilings: CeilingSet = "kernel-clo
     level = f"{NAMES[pt.level]}: {si(pt.bytes_per_s, 'B/s')}, " + (
         f"{pct(pt.roof_pct)} of the {NAMES[pt.level]} bandwidth" if pt.roof_pct is not None else NO_ROOF)
     unmeasured = f" ({' and '.join(NAMES[p] for p in s.leaves_out)} FLOPs not measured)" if s.leaves_out else ""
-    flops = (f"{si(pt.flop_per_s, 'FLOP/s')} at {AT_LEAST if s.leaves_out else ''}{ratio(pt.intensity)} FLOP/byte"
-             f"{unmeasured}" if pt.flop_per_s else "no FLOPs counted")
+    summed = f" ({' + '.join(NAMES[q] for q in s.precisions)})" if len(s.precisions) > 1 else ""
+    flops = (f"{si(pt.flop_per_s, 'FLOP/s')}{summed} at {AT_LEAST if s.leaves_out else ''}{ratio(pt.intensity)} "
+             f"FLOP/byte{unmeasured}" if pt.flop_per_s else "no FLOPs counted")
     launch = f"launch {s.launch}" if s.launches == 1 else f"{s.launch} pooled"
     return "\n".join((f"#{s.number} {visible(s.name)}", f"{launch}, {share} of the time", level, flops,
                       f"kernel at {pct(s.pct_of_roof)} of roof ({ceilings} ceilings, per launch), bound: "

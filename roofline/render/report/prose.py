@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from roofline.analysis.launches import KernelSpread
 from roofline.analysis.ncu_rules import LOCAL
 from roofline.analysis.results import (
     Advice,
@@ -329,3 +330,27 @@ def _candidate(p: Producer) -> str:
 def stall_text(row: HotRow) -> str:
     """A hot row's top stall, tied reasons named as ties ("long_scoreboard = wait"), "-" for none."""
     return " = ".join(row.tied_stalls) if len(row.tied_stalls) > 1 else row.top_stall or "-"
+
+
+# The kernels compared across several reports (e.g. MPI ranks): the table's and the Markdown's words, in one place.
+ACROSS_TITLE = "Across reports (e.g. MPI ranks)"
+NOT_RUN_CELL = "missing"  # a report that did not run the kernel
+
+
+def across_total(s: KernelSpread, path: str) -> str:
+    """A kernel's total time in one report: "missing" where the report did not run it, "n/a" where it has no time."""
+    return seconds(s.total_s[path]) if path in s.total_s else NOT_RUN_CELL
+
+
+def across_spread(s: KernelSpread) -> str:
+    """A kernel's spread across the reports, with "!" where it is flagged."""
+    return pct(s.spread_pct) + (" !" if s.flagged else "")
+
+
+def across_flagged_text(spreads: Sequence[KernelSpread]) -> str:
+    """The legend of the kernels flagged "!" (after the mark): they pass the threshold or are missing from some
+    report ("" where none is flagged)."""
+    flagged = [s.name for s in spreads if s.flagged]
+    return ("differs across reports by more than the threshold, or is missing from some (missing: the report did not "
+            f"run it): {', '.join(flagged)}") if flagged else ""
+

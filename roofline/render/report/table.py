@@ -20,6 +20,10 @@ from roofline.core.thresholds import SHOWN_MIN_SHARE
 from roofline.core.units import counted, hit_pct, pct, seconds, si
 from roofline.render.names import bound_word, distinguish, group_name, launch_config
 from roofline.render.report.prose import (
+    ACROSS_TITLE,
+    across_flagged_text,
+    across_spread,
+    across_total,
     advice_text,
     cited,
     combined_text,
@@ -64,33 +68,37 @@ def render(view: ReportSetView, width: int = 80) -> str:
             if i:
                 console.print()
             _print_report(console, v)
+        note = view.across_note
         if view.spreads:
             console.print()
             _print_spreads(console, view.reports, view.spreads)
+        elif note:
+            console.print()
+            console.print(f"{ACROSS_TITLE}: {escape(note)}", highlight=False)
 
     return record(body, width)
 
 
 def _print_spreads(console: Console, views: Sequence[ReportView], spreads: Sequence[KernelSpread]) -> None:
-    """Kernel total time per report ([1], [2], ...), the spread, and '!' where it passes the threshold."""
+    """Kernel total time per report ([1], [2], ...; "missing" where the report did not run it), the spread, and '!'
+    where it passes the threshold or the kernel is missing from a report."""
     from rich.table import Table
 
-    table = Table(title="Across reports (e.g. MPI ranks)", title_justify="left", box=None, pad_edge=False,
+    table = Table(title=ACROSS_TITLE, title_justify="left", box=None, pad_edge=False,
                   padding=(0, 1), header_style="bold")
     analyses = [v.analysis for v in views]
     table.add_column("kernel", no_wrap=True)
     for i in range(len(analyses)):
         table.add_column(f"[{i + 1}]", justify="right", no_wrap=True)
     table.add_column("spread", justify="right", no_wrap=True)
-    rows: list[list[Cell]] = [[KernelName(s.name), *(seconds(s.total_s.get(a.report.path)) for a in analyses),
-                               pct(s.spread_pct) + (" !" if s.flagged else "")] for s in spreads]
+    rows: list[list[Cell]] = [[KernelName(s.name), *(across_total(s, a.report.path) for a in analyses),
+                               across_spread(s)] for s in spreads]
     console.print(add_rows(table, rows, console.width))
     for i, a in enumerate(analyses):
         console.print(f"[{i + 1}] {escape(a.report.path)}", highlight=False)
-    flagged = [s.name for s in spreads if s.flagged]
+    flagged = across_flagged_text(spreads)
     if flagged:
-        console.print(f"[bold red]![/bold red] differs across reports by more than the threshold, or is missing "
-                      f"from some: {', '.join(flagged)}", highlight=False)
+        console.print(f"[bold red]![/bold red] {escape(flagged)}", highlight=False)
 
 
 def _print_report(console: Console, v: ReportView) -> None:

@@ -12,6 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from roofline.cli.app import app
+from roofline.core.units import seconds
 from roofline.documents.common import SCHEMA_VERSION
 from roofline.documents.schemas import schema
 from tests.conftest import REPO, find_shared_report
@@ -170,7 +171,7 @@ def test_a_basic_metrics_report_shows_each_launchs_measured_time_and_withholds_o
     assert all(set(g["missing"]) == {key for key, value in g.items() if value is None} for g in k["per_launch"])
     table = " ".join(runner.invoke(app, ["grade", str(find_shared_report(name))], env={"COLUMNS": "100"})
                      .stdout.split())
-    assert f"time: {sum(durations) * 1e3:.3g} ms over 44 launches; floor n/a" in table
+    assert f"time: {sum(durations) * 1e3:.3g} ms over 44 launches, none graded; floor n/a" in table
     assert "confidence: n/a (no grade to qualify)" in table and "confidence: medium" not in table
 
 
@@ -198,12 +199,13 @@ def test_markdown_escapes_a_hostile_kernel_name_and_has_the_columns_the_table_gi
     result = runner.invoke(app, ["grade", str(model), "-f", "markdown"])
     assert result.exit_code == 0, result.output
     tokens = MarkdownIt("commonmark").enable("table").parse(result.stdout)
-    header = [t.content for t in tokens if t.type == "inline"][2:14]
+    header = [t.content for t in tokens if t.type == "inline"][2:15]
     assert header == ["kernel", "launches", "grade", "launches' range", "at full peaks", "governing", "roof", "time",
-                      "floor", "most saved keeping the work and grid", "small grids (not graded)", "confidence"]
+                      "graded time (the grade's)", "floor", "most saved keeping the work and grid",
+                      "small grids (not graded)", "confidence"]
     row = [t for t in tokens if t.type == "tr_open"][1]
-    cells = [t for t in tokens[tokens.index(row):] if t.type == "td_open"][:12]
-    assert len(cells) == 12
+    cells = [t for t in tokens[tokens.index(row):] if t.type == "td_open"][:13]
+    assert len(cells) == 13
     assert "| `evil\\|name'with*tick_` |" in result.stdout
     (k,) = grade_json(str(model))["kernels"]
     assert f"| {k['max_saving_s'] * 1e6:.3g} us |" in result.stdout
@@ -376,6 +378,30 @@ def test_the_grade_counts_small_grids_apart_as_the_summary_does(name: str, raw_a
         if apart and len(apart) == len(k["per_launch"]):
             assert (k["grade"], k["withheld"], k["max_saving_s"]) == (None, ["small_grid"], 0.0), k["kernel"]
             assert k["small_grid_s"] == pytest.approx(k["measured_s"], rel=1e-12)
+
+
+def test_the_graded_time_is_shown_beside_the_time_so_the_floor_over_it_is_the_grade() -> None:
+    """A100 CUB sort: DeviceRadixSortOnesweepKernel's time counts its small grids, its grade does not. The JSON's
+    graded_s is what the grade is over (grade = floor_s / graded_s, max_saving_s = graded_s - floor_s,
+    measured_s = graded_s + small_grid_s), and the table and the Markdown show it beside the time; a kernel graded
+    over all its time reads "all graded", one with no launch graded "none graded"."""
+    path = str(find_shared_report("a100-40gb_selfjoin-cub-sort-154launches_basic"))
+    kernels = {k["kernel"]: k for k in grade_json(path)["kernels"]}
+    k = next(k for name, k in kernels.items() if "DeviceRadixSortOnesweepKernel" in name)
+    assert k["grade"] == pytest.approx(k["floor_s"] / k["graded_s"], rel=1e-9)
+    assert k["max_saving_s"] == pytest.approx(k["graded_s"] - k["floor_s"], rel=1e-9)
+    assert k["measured_s"] == pytest.approx(k["graded_s"] + k["small_grid_s"], rel=1e-12)
+    graded = sum(g["grade"] is not None for g in k["per_launch"])
+    time, graded_s, floor = (seconds(k[key]) for key in ("measured_s", "graded_s", "floor_s"))
+    table = " ".join(runner.invoke(app, ["grade", path], env={"COLUMNS": "200"}).stdout.split())
+    assert (f"time: {time} over 88 launches, graded {graded_s} over {graded} launches (the grade's time: small grids "
+            f"apart); floor {floor}") in table
+    markdown = runner.invoke(app, ["grade", path, "-f", "markdown"]).stdout
+    assert f"| {time} | {graded_s} | {floor} |" in markdown
+    whole = next(k for k in kernels.values() if k["grade"] is not None and k["graded_s"] == k["measured_s"])
+    assert f"time: {seconds(whole['measured_s'])} over {whole['launches']} launches, all graded;" in table
+    none = next(k for k in kernels.values() if k["graded_s"] is None and k["per_launch"])
+    assert none["missing"]["graded_s"].startswith("no launch graded") and "none graded; floor n/a" in table
 
 
 def test_a_small_grid_kernel_reads_nothing_saved_keeping_the_grid_and_its_time_apart() -> None:

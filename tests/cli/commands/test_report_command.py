@@ -153,6 +153,72 @@ def test_several_reports_in_one_document(shared_report):
     assert [r["device"]["name"] for r in doc["reports"]] == ["Tesla T4", "NVIDIA H100 PCIe"]
 
 
+OP01 = REPO / "examples" / "h100" / "ops" / "op01-square-matrix-multiplication.json"  # one CUTLASS launch, H100
+
+
+def rank_model(folder: Path, rank: int, scale: float = 1.0, name: str = "", gpu: str = "") -> Path:
+    """The op01 model as one rank's report: its duration times ``scale``, its kernel renamed ``name``, its GPU
+    ``gpu`` where given."""
+    data = json.loads(OP01.read_text())
+    launches = data["launches"]
+    launches["metrics"]["gpu__time_duration.sum"] = [t * scale for t in launches["metrics"]["gpu__time_duration.sum"]]
+    if name:
+        launches.update(name=[name], demangled_name=[f"void {name}(int)"], mangled_name=[f"_Z{len(name)}{name}i"])
+    if gpu:
+        data["device"]["name"] = gpu
+    out = folder / f"app.rank{rank}.json"
+    out.write_text(json.dumps(data))
+    return out
+
+
+def across_in_every_format(tmp_path: Path, files: list[Path]) -> tuple[dict, str, str, str]:
+    """The JSON document, the table (200 columns), the Markdown and the HTML of ``report`` on ``files``."""
+    doc = strict_json(run(*files, "-f", "json").stdout)
+    table = CliRunner().invoke(app, ["report", *map(str, files)], env={"COLUMNS": "200"}).stdout
+    for fmt in ("md", "html"):
+        assert run(*files, "-o", tmp_path / f"out.{fmt}").exit_code == 0
+    return doc, table, (tmp_path / "out.md").read_text(), (tmp_path / "out.html").read_text()
+
+
+def test_a_rank_that_shares_no_kernel_is_flagged_missing_in_every_format_and_the_others_compared(tmp_path):
+    """Ranks 0 and 1 run op01's CUTLASS kernel (345 us, and 30% longer), rank 3 only OtherKernel: the table, the
+    Markdown, the HTML and the JSON all give the 30.0% spread of ranks 0 and 1 flagged, the kernel "missing" from
+    rank 3 and OtherKernel missing from ranks 0 and 1, as docs/mpi.md promises ("or are missing from a rank")."""
+    files = [rank_model(tmp_path, 0), rank_model(tmp_path, 1, 1.3), rank_model(tmp_path, 3, name="OtherKernel")]
+    paths = [str(f) for f in files]
+    base = json.loads(OP01.read_text())["launches"]["metrics"]["gpu__time_duration.sum"][0] * 1e-9
+    doc, table, markdown, html = across_in_every_format(tmp_path, files)
+    cutlass, other = doc["across_reports"]
+    assert cutlass["total_s"] == {paths[0]: pytest.approx(base), paths[1]: pytest.approx(1.3 * base), paths[2]: None}
+    assert cutlass["spread_pct"] == pytest.approx(30.0) and cutlass["flagged"]
+    assert cutlass["missing_from"] == [paths[2]]
+    assert cutlass["missing"] == {f"total_s.{paths[2]}": "the report did not run the kernel"}
+    assert (other["name"], other["spread_pct"], other["flagged"], other["missing_from"]) == \
+        ("OtherKernel", None, True, paths[:2])
+    assert "across_reports_note" not in doc
+    assert "345 us 448 us missing 30.0% !" in " ".join(table.split())
+    assert "OtherKernel missing missing 345 us n/a !" in " ".join(table.split())
+    assert "| 345 us | 448 us | missing | 30.0% ! |" in markdown and "| `OtherKernel` | missing | missing |" in markdown
+    assert ">448 us</td><td class=num>missing</td><td class=num>30.0% !</td>" in html
+    for text in (table, markdown, html):
+        assert "Across reports (e.g. MPI ranks)" in text and "is missing from some" in text
+
+
+@pytest.mark.parametrize(("gpu", "note"), [
+    ("", "kernels not compared: no kernel is in more than one of the 2 reports"),
+    ("NVIDIA GeForce RTX 2070 SUPER", "kernels not compared: they come from different GPUs (report 1: NVIDIA H100 "
+                                      "80GB HBM3; report 2: NVIDIA GeForce RTX 2070 SUPER)")])
+def test_reports_that_cannot_be_compared_say_why_in_every_format(tmp_path, gpu, note):
+    """Two reports with no kernel in common, or (the same kernel) from different GPUs: no table, and one note
+    saying why in the table, the Markdown, the HTML and the JSON (``across_reports_note``), not silence."""
+    files = [rank_model(tmp_path, 0), rank_model(tmp_path, 1, name="" if gpu else "OtherKernel", gpu=gpu)]
+    doc, table, markdown, html = across_in_every_format(tmp_path, files)
+    assert "across_reports" not in doc and doc["across_reports_note"] == note
+    assert f"Across reports (e.g. MPI ranks): {note}" in " ".join(table.split())
+    assert f"## Across reports (e.g. MPI ranks)\n\n> {note}" in markdown
+    assert note in html and "[1]" not in table and r"| \[1\]" not in markdown  # no table of the reports' kernels
+
+
 def test_in_process_report_files_writes_the_same_document(shared_report, tmp_path):
     out = tmp_path / "out.json"
     report_files([shared_report(T4)], AnalysisOptions(ceilings="measured-clock"), "json", out)

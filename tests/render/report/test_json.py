@@ -12,7 +12,9 @@ from roofline.analysis.results import Value
 from roofline.analysis.roofline import analyze_report
 from roofline.core.model import Report
 from roofline.ncu.reader import load_report
+from roofline.pipeline import AnalysisOptions, analyze_files
 from roofline.render.report import json as json_render
+from roofline.specs.catalog import load_catalog
 from tests.views import views
 
 H100 = "h100-pcie_rmsnorm-float4_full-roofline"
@@ -28,7 +30,7 @@ KERNEL_KEYS = {"name", "demangled_name", "range", "action", "nvtx", "grid", "blo
 DEVICE_KEYS = {"name", "compute_capability", "sm_count", "max_clock_hz", "memory_clock_hz", "memory_bus_width_bits",
                "l2_cache_bytes", "total_memory_bytes", "spec_id", "spec_match"}
 CEILING_KEYS = {"fp64_flop_per_s", "fp32_flop_per_s", "fp16_flop_per_s", "tensor_flop_per_s", "dram_bytes_per_s",
-                "l2_bytes_per_s", "l1_bytes_per_s", "tensor_dtype", "clock_note", "scaled", "missing"}
+                "l2_bytes_per_s", "l1_bytes_per_s", "tensor_dtype", "clock_note", "sm_clock_hz", "scaled", "missing"}
 PRECISIONS = {"fp64", "fp32", "fp16", "tensor"}
 LEVELS = {"dram", "l2", "l1"}
 
@@ -77,7 +79,7 @@ def nulls(node, path=""):
 @pytest.mark.parametrize("name", STRUCTURE_REPORTS)
 def test_document_structure(documents, name):
     report, doc = documents(name)
-    assert doc["schema_version"] == 32
+    assert doc["schema_version"] == 33
     assert doc["tool"]["name"] == "roofline"
     (rep,) = doc["reports"]
     assert rep["path"] == report.path and rep["source"] == "ncu-rep"
@@ -152,7 +154,7 @@ def test_every_null_in_every_report_has_a_reason(shared_name, documents):
         for path in nulls({key: value for key, value in k.items() if key in KERNEL_KEYS}):
             if path.startswith("ceilings.") and path.count(".") == 2:  # a roof inside one ceiling set
                 source, key = path.split(".")[1:]
-                level_or_precision = key.split("_")[0]
+                level_or_precision = key if key == "sm_clock_hz" else key.split("_")[0]
                 assert k["ceilings"][source]["missing"].get(level_or_precision), f"{where}: {path} has no reason"
             else:
                 assert k["missing"].get(path), f"{where}: {path} is null without a reason in missing"
@@ -197,6 +199,29 @@ def test_kernels_in_report_order_and_si_units(documents, name):
     assert sum(shares) == pytest.approx(1.0)
     total = doc["reports"][0]["total_time_s"]
     assert total == pytest.approx(sum(k["duration_s"] for k in kernels if k["duration_s"] is not None))
+
+
+@pytest.mark.parametrize("name", ["rtx4070ti_pytorch-sim_full", "a100-40gb_cublas-sgemm_basic",
+                                  "rtx4050-laptop_rgb-coalesced_memchart"])
+def test_each_set_of_roofs_gives_its_sm_clock_as_a_number(shared_report, raw_actions, name):
+    """The clock a ceiling set's note names, as a number: each launch's measured set at the SM clock ncu measured
+    (sm__cycles_elapsed.avg.per_second, else the GPC clock of a basic set), the datasheet's at the spec's boost
+    clock; where the report holds no clock, null with its reason and the kernel-clock set at the GPU's maximum."""
+    doc = parse(json_render.render(views(analyze_files([shared_report(name)], AnalysisOptions()))))
+    rep = doc["reports"][0]
+    boost = load_catalog().get(rep["device"]["spec_id"]).boost_clock_hz
+    for k, raw in zip(rep["kernels"], raw_actions(name), strict=True):
+        c = k["ceilings"]
+        clock = raw.value("sm__cycles_elapsed.avg.per_second") or raw.value("gpc__cycles_elapsed.avg.per_second")
+        assert c["datasheet"]["sm_clock_hz"] == boost
+        if clock:
+            assert c["measured-clock"]["sm_clock_hz"] == c["kernel-clock"]["sm_clock_hz"] == pytest.approx(clock)
+            assert f"{clock / 1e9:.3g} GHz" in c["measured-clock"]["clock_note"]
+        else:
+            assert c["measured-clock"]["sm_clock_hz"] is None
+            why = rep["reasons"][c["measured-clock"]["missing"]["sm_clock_hz"]]
+            assert why == "the report holds no measured SM clock"
+            assert c["kernel-clock"]["sm_clock_hz"] == rep["device"]["max_clock_hz"] < boost
 
 
 def test_no_spec_is_explained(documents):

@@ -250,6 +250,22 @@ def test_levels_without_a_roof_are_hollow_and_said_so(analysed):
     assert hollow.get_facecolor().size == 0  # no fill
 
 
+def test_a_point_summing_several_precisions_says_so_under_the_plot_and_in_its_tooltip(analysed):
+    a = analysed("rtx4070ti_pytorch-sim_full")
+    p = plot.plot_data(views([a]).reports).panels[0]
+    fill = _series(p, "fill_vector")
+    k = next(k for k in a.launches if k.launch.name == "fill_vector")
+    fp64, fp32 = k.flops["fp64"].value, k.flops["fp32"].value
+    assert fill.precisions == ("fp64", "fp32") and fp64 > 0 and fp32 > 0
+    dram = next(pt for pt in fill.points if pt.level == "dram")
+    assert dram.flop_per_s == pytest.approx((fp64 + fp32) / k.duration_s.value)  # the sum, not one precision
+    note = next(n for n in p.notes if n.startswith("points at the FLOP/s of several precisions summed"))
+    assert f"#{fill.number}\u00a0fill_vector (FP64 + FP32, {fill.pct_of_roof:.1f}% of roof)" in note
+    assert "FLOP/s (FP64 + FP32) at" in plot.tooltip(fill, dram)
+    single = next(s for s in p.series if len(s.precisions) == 1)
+    assert f"#{single.number}\u00a0" not in note and " + " not in plot.tooltip(single, single.points[0])
+
+
 def test_marker_area_is_bounded_and_the_share_is_in_the_legend(analysed):
     p = plot.plot_data(views([analysed("h100-pcie_rmsnorm-float4_full-roofline")]).reports).panels[0]
     s = p.series[0]
