@@ -954,12 +954,19 @@ def spread_across_reports(analyses: Sequence[ReportAnalysis], threshold_pct: flo
 
 
 def across_reports_note(analyses: Sequence[ReportAnalysis], spreads: Sequence[KernelSpread]) -> str:
-    """Why several reports' kernels are not compared (``spreads`` empty: the reports come from different GPU models,
-    or no kernel is in two of them); "" where they are, or for a single report."""
-    if spreads or len(analyses) < 2:
+    """Why several reports' kernels are not compared where some kernel is in two of them (``spreads`` empty: the
+    reports come from different GPU models); "" where they are compared, for a single report, and for reports with
+    no kernel in common (other programs, not ranks of one job: nothing to compare, nothing to say)."""
+    if spreads or len(analyses) < 2 or not _shared_kernel(analyses):
         return ""
     why = _not_compared(analyses)
     return f"kernels not compared: {why}" if why else ""
+
+
+def _shared_kernel(analyses: Sequence[ReportAnalysis]) -> bool:
+    """Whether some kernel name is in two of the reports."""
+    runs = Counter(name for a in analyses for name in {g.name for g in a.groups})
+    return any(n > 1 for n in runs.values())
 
 
 def _not_compared(analyses: Sequence[ReportAnalysis]) -> str:
@@ -971,7 +978,6 @@ def _not_compared(analyses: Sequence[ReportAnalysis]) -> str:
     if len(gpus) > 1:
         return "they come from different GPUs (" + "; ".join(
             f"{'reports' if len(n) > 1 else 'report'} {', '.join(n)}: {gpu}" for gpu, n in gpus.items()) + ")"
-    runs = Counter(name for a in analyses for name in {g.name for g in a.groups})
-    if not any(n > 1 for n in runs.values()):
+    if not _shared_kernel(analyses):
         return f"no kernel is in more than one of the {len(analyses)} reports"
     return ""

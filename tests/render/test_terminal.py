@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from rich.console import Console
+
 from roofline.core.kernel_names import KernelName
 from roofline.render.terminal import Chain, chained
 
@@ -15,10 +17,10 @@ def test_a_chain_of_names_keeps_its_arrow_and_shows_where_alike_names_part():
     assert chained(Chain((KernelName("_kernel_agent"), KernelName("matrix_addition2D"))), 12) == "_k…t -> ma…D"
 
 
-def _printed(rows: list[list[object]], header: tuple[str, ...], width: int, whole: bool) -> list[str]:
+def _printed(rows: list[list[str | KernelName | Chain]], header: tuple[str, ...], width: int, whole: bool) -> list[str]:
     from roofline.render.terminal import add_rows, plain_table, record
 
-    def body(console):  # type: ignore[no-untyped-def]
+    def body(console: Console) -> None:
         console.print(add_rows(plain_table("", header), rows, width, whole=whole), crop=False)
 
     return record(body, width).splitlines()

@@ -24,7 +24,7 @@ H100 = "h100-pcie_rmsnorm-float4_full-roofline"
 RTX4070TI = "rtx4070ti_pytorch-sim_full"
 
 
-def run(*args: str):
+def run(*args: str | Path):
     return CliRunner().invoke(app, ["report", *map(str, args)])
 
 
@@ -205,18 +205,26 @@ def test_a_rank_that_shares_no_kernel_is_flagged_missing_in_every_format_and_the
 
 
 @pytest.mark.parametrize(("gpu", "note"), [
-    ("", "kernels not compared: no kernel is in more than one of the 2 reports"),
     ("NVIDIA GeForce RTX 2070 SUPER", "kernels not compared: they come from different GPUs (report 1: NVIDIA H100 "
                                       "80GB HBM3; report 2: NVIDIA GeForce RTX 2070 SUPER)")])
 def test_reports_that_cannot_be_compared_say_why_in_every_format(tmp_path, gpu, note):
-    """Two reports with no kernel in common, or (the same kernel) from different GPUs: no table, and one note
-    saying why in the table, the Markdown, the HTML and the JSON (``across_reports_note``), not silence."""
+    """Two reports of the same kernel from different GPUs: no table, and one note saying why in the table, the
+    Markdown, the HTML and the JSON (``across_reports_note``), not silence."""
     files = [rank_model(tmp_path, 0), rank_model(tmp_path, 1, name="" if gpu else "OtherKernel", gpu=gpu)]
     doc, table, markdown, html = across_in_every_format(tmp_path, files)
     assert "across_reports" not in doc and doc["across_reports_note"] == note
     assert f"Across reports (e.g. MPI ranks): {note}" in " ".join(table.split())
     assert f"## Across reports (e.g. MPI ranks)\n\n> {note}" in markdown
     assert note in html and "[1]" not in table and r"| \[1\]" not in markdown  # no table of the reports' kernels
+
+
+def test_reports_with_no_kernel_in_common_get_no_across_section(tmp_path):
+    """Two programs' reports (the README's example: a GEMM and a triad) are no ranks of one job: no table and no note
+    under them, in any format."""
+    files = [rank_model(tmp_path, 0), rank_model(tmp_path, 1, name="OtherKernel")]
+    doc, table, markdown, html = across_in_every_format(tmp_path, files)
+    assert "across_reports" not in doc and doc.get("across_reports_note", "") == ""
+    assert all("Across reports" not in text for text in (table, markdown, html))
 
 
 def test_in_process_report_files_writes_the_same_document(shared_report, tmp_path):

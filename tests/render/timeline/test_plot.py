@@ -4,6 +4,7 @@ draws each rank's busy time and span on one axis; with --work a roofline panel f
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from matplotlib.patches import Rectangle
@@ -150,7 +151,7 @@ def test_the_ranks_axis_ends_at_the_longest_span_with_the_labels_inside() -> Non
                         one("gem-rank2.sqlite", 6.5, 6.6)])
     ranks = build(doc).axes[0]
     assert ranks.get_xlim() == pytest.approx((0.0, 6730 * RANK_AXIS_END))
-    labels = {t.get_text().strip(): t for t in ranks.texts}
+    labels: dict[str, Any] = {t.get_text().strip(): t for t in ranks.texts}  # Annotations: get_ha, xy
     assert [tick.get_text() for tick in ranks.get_yticklabels()] == [
         "rank 0: gem-rank0.sqlite", "rank 1: gem-rank1.sqlite", "rank 2: gem-rank2.sqlite"]
     slow = labels["busy 6.5 s, +5343.9% vs others (busier GPU)"]  # the others' median: 119 ms
