@@ -330,7 +330,7 @@ class Roofline:
         """``timeline``: the Nsight Systems files' kernels; with ``work`` (ncu reports, one nsys file), each kernel
         placed on its GPU's roofline with the reports' work."""
         from roofline.analysis.streams import streams_view
-        from roofline.analysis.timeline import timeline_set
+        from roofline.analysis.timeline import rank_order, timeline_set
         from roofline.nsys.load import load_with_streams
 
         one_of("group_by", group_by, KernelGroupBy)
@@ -341,6 +341,8 @@ class Roofline:
             timelines = self._with_work(files[0], reports, nsys, group_by)
         else:
             loaded = [load_with_streams(p, nvtx, nsys, group_by) for p in files]
+            loaded = [loaded[i] for i in rank_order([str(x.timeline.path) for x in loaded],
+                                                    [x.rank_variables for x in loaded])]  # every part by rank
             timelines = timeline_set([x.timeline for x in loaded],
                                      streams=streams_view([x.trace for x in loaded if x.trace is not None]),
                                      rank_variables=[x.rank_variables for x in loaded])

@@ -207,7 +207,8 @@ class KernelGrade(Struct, frozen=True, kw_only=True):
     graded_s: float | None = None  # its graded launches' time, the one the grade is over (the grade is floor_s /
     # graded_s, the most saved graded_s - floor_s): measured_s less the small grids' and the launches without a time
     # model; None where no launch is graded
-    floor_s: float | None  # over the graded launches; None unless every timed launch but the small grids is graded
+    floor_s: float | None  # over the graded launches, each at most its time (a grade is at most 1), so floor_s /
+    # graded_s is the grade; None unless every timed launch but the small grids is graded
     max_saving_s: float | None  # the graded launches' measured - floor: the most a what-if that keeps the work and
     # grid saves (small grids apart: 0 where every timed launch is one); None as floor_s
     per_launch: tuple[LaunchGrade, ...]  # every launch with a measured time, graded or not (``reason``)
@@ -449,7 +450,7 @@ def grade_kernel(kernel: KernelGroup, spec: DeviceSpec | None, device: Device | 
         if shown and len(grades) > 1 else None,
         governing=_governing(grades), governing_name=_governing_name(grades), roof=_roof(grades, launches),
         measured_s=sum(g.measured_s for g in timed) if timed else None, graded_s=graded_s if grades else None,
-        floor_s=sum(g.floor_s or 0.0 for g in grades) if grades and every else None,
+        floor_s=sum(min(g.floor_s or 0.0, g.measured_s) for g in grades) if grades and every else None,
         max_saving_s=saved if every else None, per_launch=tuple(timed),
         conditions=found, confidence=confidence(found) if shown else None, withheld=reasons, work=work, reason=why,
         small_grid_s=small_grid_time(launches, each), graded_launches=len(grades), small_grid_launches=len(small),

@@ -63,6 +63,12 @@ def rank_totals(timelines: Sequence[Timeline],
     return tuple(sorted(totals, key=lambda r: (r.file if r.rank is None else r.rank, r.file)))
 
 
+def rank_order(paths: Sequence[str], rank_variables: Sequence[Mapping[str, int]] = ()) -> list[int]:
+    """The files' positions in rank order (``known_ranks``); the order given where no rank is known."""
+    ranks, _ = known_ranks(paths, rank_variables)
+    return sorted(range(len(paths)), key=lambda i: (ranks[i] if ranks[i] is not None else i, i))
+
+
 def known_ranks(paths: Sequence[str],
                 rank_variables: Sequence[Mapping[str, int]] = ()) -> tuple[list[int | None], RankFrom]:
     """Each file's MPI rank and how it is known: the first launcher variable that every file's environment holds

@@ -80,3 +80,13 @@ def test_the_set_takes_each_files_rank_variables() -> None:
     assert [(r.rank, r.rank_from, r.path) for r in doc.ranks] == [(6, "PMIX_RANK", "b.sqlite"),
                                                                   (7, "PMIX_RANK", "a.sqlite")]
     assert doc.rank_of(0) == doc.ranks[1]
+
+
+def test_the_files_are_put_in_rank_order_or_left_in_the_order_given() -> None:
+    """A shell glob gives app.0, app.1, app.10, app.2: every part of the output goes by rank (0, 1, 2, 10); names
+    that tell no rank keep the order given."""
+    from roofline.analysis.timeline import rank_order
+
+    assert rank_order(["app.0.sqlite", "app.1.sqlite", "app.10.sqlite", "app.2.sqlite"]) == [0, 1, 3, 2]
+    assert rank_order(["b.sqlite", "a.sqlite"]) == [0, 1]
+    assert rank_order(["x.sqlite", "y.sqlite"], [{"PMI_RANK": 1}, {"PMI_RANK": 0}]) == [1, 0]

@@ -116,6 +116,9 @@ def test_the_ranks_are_read_from_the_launcher_variable_each_profile_ran_with(tmp
     doc = json.loads(invoke(a, b, "-f", "json").output)
     assert [(r["rank"], r["rank_from"], Path(r["path"]).name) for r in doc["ranks"]] == [
         (0, "PMI_RANK", "second.sqlite"), (1, "PMI_RANK", "first.sqlite")]
+    assert [Path(t["path"]).name for t in doc["timelines"]] == ["second.sqlite", "first.sqlite"]  # every part by rank
+    table = invoke(a, b).output
+    assert table.index("rank 0 GPU 0") < table.index("rank 1 GPU 0")
 
 
 GEM = ("v100-sxm2-16gb_gem-openmp-mpi-job1-rank0_2021.2.qdrep", "v100-sxm2-16gb_gem-openmp-mpi-job1-rank1_2021.2.qdrep")
@@ -135,7 +138,7 @@ def test_the_gem_ranks_given_in_reverse_are_known_by_their_pmi_rank_and_the_busi
     assert [r["outlier"] for r in doc["ranks"]] == ["fast", "slow"]
     assert [round(r["off_others_pct"], 1) for r in doc["ranks"]] == [-42.9, 75.1]
     table = invoke(rank1, rank0).output
-    assert "rank 0 GPU 0 copies 332 ms" in table and "rank 1 GPU 1 copies 332 ms" in table
+    assert table.index("rank 0 GPU 0 copies 332 ms") < table.index("rank 1 GPU 1 copies 332 ms")
     assert "rank: PMI_RANK in each profile's environment" in " ".join(table.split())
     rows = list(csv.reader(io.StringIO(invoke(rank1, rank0, "-f", "csv").output)))
     assert {(Path(r[0]).name, r[1]) for r in rows[1:]} == {(rank0.name, "0"), (rank1.name, "1")}
