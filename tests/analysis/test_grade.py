@@ -184,7 +184,7 @@ def check_grades_reproduced(path: Path) -> int:
         assert kg.measured_s is not None
         assert kg.max_saving_s == pytest.approx(sum(t - min(f, t) for f, t in floors), rel=1e-6)
         assert kg.graded_s == pytest.approx(sum(t for _, t in floors), rel=1e-12)  # the time the grade is over
-        if kg.floor_s is not None:  # each launch's floor at most its time: the grade is floor over graded time
+        if kg.floor_s is not None and kg.graded_s is not None:  # each floor at most its time: grade = floor / graded
             assert kg.floor_s == pytest.approx(sum(min(f, t) for f, t in floors), rel=1e-6)
             assert kg.grade == pytest.approx(kg.floor_s / kg.graded_s, rel=1e-6)
         graded += 1
