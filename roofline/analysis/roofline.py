@@ -940,7 +940,7 @@ def spread_across_reports(analyses: Sequence[ReportAnalysis], threshold_pct: flo
     those, flagged where it passes ``threshold_pct`` (a rank that is slower) or the kernel is missing from a report
     (a rank that runs a kernel the others do not). Only for reports of one GPU model where some kernel is in two of
     them; otherwise empty, ``across_reports_note`` saying why."""
-    if len(analyses) < 2 or _not_compared(analyses):
+    if len(analyses) < 2 or not _shared_kernel(analyses) or _not_compared(analyses):
         return ()
     paths = {a.report.path for a in analyses}
     spreads = []
@@ -971,13 +971,11 @@ def _shared_kernel(analyses: Sequence[ReportAnalysis]) -> bool:
 
 def _not_compared(analyses: Sequence[ReportAnalysis]) -> str:
     """Why the reports' kernel times say nothing of one another: different GPU models (each report numbered in the
-    order given), or no kernel in two of them; "" where some kernel is in two reports of one GPU model."""
+    order given); "" for reports of one GPU model."""
     gpus: dict[str, list[str]] = {}
     for i, a in enumerate(analyses, 1):
         gpus.setdefault(a.device.name, []).append(str(i))
     if len(gpus) > 1:
         return "they come from different GPUs (" + "; ".join(
             f"{'reports' if len(n) > 1 else 'report'} {', '.join(n)}: {gpu}" for gpu, n in gpus.items()) + ")"
-    if not _shared_kernel(analyses):
-        return f"no kernel is in more than one of the {len(analyses)} reports"
     return ""

@@ -6,7 +6,7 @@ unit's peak a saturating kernel reaches (device_specs: ``sustained_clock_hz``,
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, NamedTuple, TypeAlias
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
 
 from roofline.core.choices import TargetClock
 
@@ -116,18 +116,7 @@ def achievable_fraction(spec: DeviceSpec, unit: str) -> Sourced:
 def l2_default_fraction() -> Sourced | None:
     """The fraction of ncu's L2 sector peak reads of L2-resident data reach on a GPU without its own L2 calibration
     (architecture/memory.yaml ``l2_achievable_fraction``); None where the file gives none."""
-    from roofline.specs import safe_yaml
-    from roofline.specs.architecture import ARCHITECTURE_FOLDER
-    from roofline.specs.catalog import builtin_folder
-
-    data = safe_yaml.load_yaml(builtin_folder() / ARCHITECTURE_FOLDER / MEMORY_FILE)
-    entry = data.get("l2_achievable_fraction") if isinstance(data, dict) else None
-    if not isinstance(entry, dict):
-        return None
-    value = entry.get("value")
-    if not isinstance(value, int | float) or not 0.0 < value <= 1.0:
-        return None
-    return Sourced(float(value), str(entry.get("source", "")))
+    return _sourced(_memory_file().get("l2_achievable_fraction"))
 
 
 def shown_path(path: str) -> str:
@@ -150,11 +139,24 @@ def memory_type_fraction(memory_type: str) -> Sourced | None:
 
 @functools.cache
 def _memory_fractions() -> dict[str, Sourced]:
+    """Each memory type's achievable fraction of its datasheet bandwidth (architecture/memory.yaml)."""
+    table = _memory_file().get("achievable_fraction") or {}
+    return {str(k): found for k, v in table.items() if (found := _sourced(v)) is not None}
+
+
+@functools.cache
+def _memory_file() -> dict[str, Any]:
+    """architecture/memory.yaml as read (an empty mapping where it holds none)."""
     from roofline.specs import safe_yaml
     from roofline.specs.architecture import ARCHITECTURE_FOLDER
     from roofline.specs.catalog import builtin_folder
 
     data = safe_yaml.load_yaml(builtin_folder() / ARCHITECTURE_FOLDER / MEMORY_FILE)
-    table = (data.get("achievable_fraction") or {}) if isinstance(data, dict) else {}
-    return {str(k): Sourced(float(v["value"]), str(v.get("source", ""))) for k, v in table.items()
-            if isinstance(v, dict) and isinstance(v.get("value"), int | float) and 0.0 < v["value"] <= 1.0}
+    return data if isinstance(data, dict) else {}
+
+
+def _sourced(entry: object) -> Sourced | None:
+    """A ``{value, source}`` entry with a fraction in (0, 1], else None."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("value"), int | float) or not 0.0 < entry["value"] <= 1:
+        return None
+    return Sourced(float(entry["value"]), str(entry.get("source", "")))
